@@ -1,0 +1,180 @@
+package dev.cairn.protocol.record;
+
+import static dev.cairn.protocol.record.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_SEQUENCE_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_TIMESTAMP_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.CONTROL_MASK;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.CRC_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LOG_OVERHEAD_BYTES;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.RECORDS_COUNT_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.TRANSACTIONAL_MASK;
+
+import dev.cairn.protocol.wire.DecodeException;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * A flyweight over one RecordBatch v2 in a {@link ByteBuffer}: reads header fields in place with absolute
+ * gets, checks the CRC-32C, and rewrites the fields that lie outside the CRC (base offset, partition leader
+ * epoch). It allocates nothing and never moves the buffer's position. Layout: {@link RecordBatchDescriptor}.
+ *
+ * <p>{@link #wrap} checks only that the header fits and that the length field is sane against the bytes
+ * available; call {@link #isChecksumValid()} before trusting anything under the CRC.
+ */
+public final class RecordBatch {
+    private ByteBuffer buffer;
+    private int start;
+
+    /** Wraps the batch that starts at {@code start}; the whole batch must lie within the buffer's limit. */
+    public RecordBatch wrap(ByteBuffer buffer, int start) {
+        int available = buffer.limit() - start;
+        if (start < 0 || available < HEADER_BYTES) {
+            throw DecodeException.format("record batch header needs %d bytes, %d available", HEADER_BYTES,
+                    Math.max(0, available));
+        }
+        int length = buffer.getInt(start + LENGTH_OFFSET);
+        if (length < RecordBatchDescriptor.LENGTH_MIN || length > available - LOG_OVERHEAD_BYTES) {
+            throw DecodeException.format("record batch length %d outside [%d, %d]", length,
+                    RecordBatchDescriptor.LENGTH_MIN, available - LOG_OVERHEAD_BYTES);
+        }
+        this.buffer = buffer;
+        this.start = start;
+        return this;
+    }
+
+    public static RecordBatch of(ByteBuffer buffer) {
+        return new RecordBatch().wrap(buffer, buffer.position());
+    }
+
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    public int start() {
+        return start;
+    }
+
+    /** The whole batch: the length field plus the 12 bytes before it. */
+    public int sizeInBytes() {
+        return buffer.getInt(start + LENGTH_OFFSET) + LOG_OVERHEAD_BYTES;
+    }
+
+    public long baseOffset() {
+        return buffer.getLong(start + BASE_OFFSET_OFFSET);
+    }
+
+    public long lastOffset() {
+        return baseOffset() + lastOffsetDelta();
+    }
+
+    public int partitionLeaderEpoch() {
+        return buffer.getInt(start + PARTITION_LEADER_EPOCH_OFFSET);
+    }
+
+    public byte magic() {
+        return buffer.get(start + MAGIC_OFFSET);
+    }
+
+    public long checksum() {
+        return Integer.toUnsignedLong(buffer.getInt(start + CRC_OFFSET));
+    }
+
+    public short attributes() {
+        return buffer.getShort(start + ATTRIBUTES_OFFSET);
+    }
+
+    public int compressionCodecId() {
+        return attributes() & COMPRESSION_CODEC_MASK;
+    }
+
+    public boolean isLogAppendTime() {
+        return (attributes() & TIMESTAMP_TYPE_MASK) != 0;
+    }
+
+    public boolean isTransactional() {
+        return (attributes() & TRANSACTIONAL_MASK) != 0;
+    }
+
+    public boolean isControl() {
+        return (attributes() & CONTROL_MASK) != 0;
+    }
+
+    public int lastOffsetDelta() {
+        return buffer.getInt(start + LAST_OFFSET_DELTA_OFFSET);
+    }
+
+    public long baseTimestamp() {
+        return buffer.getLong(start + BASE_TIMESTAMP_OFFSET);
+    }
+
+    public long maxTimestamp() {
+        return buffer.getLong(start + MAX_TIMESTAMP_OFFSET);
+    }
+
+    public long producerId() {
+        return buffer.getLong(start + PRODUCER_ID_OFFSET);
+    }
+
+    public short producerEpoch() {
+        return buffer.getShort(start + PRODUCER_EPOCH_OFFSET);
+    }
+
+    public int baseSequence() {
+        return buffer.getInt(start + BASE_SEQUENCE_OFFSET);
+    }
+
+    /** The sequence of the last record, wrapping past Integer.MAX_VALUE to 0 as Kafka does. */
+    public int lastSequence() {
+        int base = baseSequence();
+        if (base < 0) {
+            return base;
+        }
+        long last = (long) base + lastOffsetDelta();
+        return (int) (last > Integer.MAX_VALUE ? last - Integer.MAX_VALUE - 1 : last);
+    }
+
+    public int recordsCount() {
+        return buffer.getInt(start + RECORDS_COUNT_OFFSET);
+    }
+
+    /** CRC-32C of the bytes under the checksum (attributes through the end of the batch). */
+    public long computeChecksum() {
+        CRC32C crc = new CRC32C();
+        ByteBuffer view = buffer.duplicate();
+        view.limit(start + sizeInBytes()).position(start + ATTRIBUTES_OFFSET);
+        crc.update(view);
+        return crc.getValue();
+    }
+
+    public boolean isChecksumValid() {
+        return computeChecksum() == checksum();
+    }
+
+    /** Assigns offsets: writes baseOffset only; the CRC stays valid because baseOffset lies outside it. */
+    public void setBaseOffset(long baseOffset) {
+        buffer.putLong(start + BASE_OFFSET_OFFSET, baseOffset);
+    }
+
+    /** Stamps the leader epoch, which also lies outside the CRC. */
+    public void setPartitionLeaderEpoch(int epoch) {
+        buffer.putInt(start + PARTITION_LEADER_EPOCH_OFFSET, epoch);
+    }
+
+    /** A read-only slice holding exactly this batch. */
+    public ByteBuffer slice() {
+        ByteBuffer view = buffer.duplicate();
+        view.limit(start + sizeInBytes()).position(start);
+        return view.slice();
+    }
+}
