@@ -1,0 +1,178 @@
+package dev.cairn.broker.config;
+
+import static dev.cairn.broker.config.ConfigKey.boolKey;
+import static dev.cairn.broker.config.ConfigKey.intKey;
+import static dev.cairn.broker.config.ConfigKey.longKey;
+import static dev.cairn.broker.config.ConfigKey.stringKey;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The broker's tunables. With no keys set this is a complete single-node cluster: Kafka listener
+ * 127.0.0.1:9092, Raft listener 127.0.0.1:9093, data in {@code ./cairn-data}, topics auto-created with
+ * replication factor 1. Keys use Kafka's names where the meaning is the same. {@link #validate()} rejects an
+ * inconsistent configuration at start with a message naming the values.
+ */
+public record BrokerConfig(
+        int nodeId,
+        HostPort listener,
+        HostPort advertisedListener,
+        HostPort raftListener,
+        List<RaftVoter> raftVoters,
+        Path dataDir,
+        int numPartitions,
+        int defaultReplicationFactor,
+        boolean autoCreateTopicsEnable,
+        long logSegmentBytes,
+        long logSegmentMs,
+        long logRetentionMs,
+        long logRetentionBytes,
+        long logFlushIntervalMessages,
+        long logFlushIntervalMs,
+        int messageMaxBytes,
+        int socketRequestMaxBytes,
+        int maxConnections,
+        long messageTimestampBeforeMaxMs,
+        long messageTimestampAfterMaxMs) {
+
+    public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
+            "This broker's id; unique in the cluster and present in raft.voters.");
+    public static final ConfigKey<String> LISTENERS = stringKey("listeners", "127.0.0.1:9092",
+            "Kafka listener, host:port or PLAINTEXT://host:port.");
+    public static final ConfigKey<String> ADVERTISED_LISTENERS = stringKey("advertised.listeners", "",
+            "Address clients are told to use; empty means the listener's.");
+    public static final ConfigKey<String> RAFT_LISTENER = stringKey("raft.listener", "127.0.0.1:9093",
+            "Raft (gRPC) listener for broker-to-broker traffic.");
+    public static final ConfigKey<String> RAFT_VOTERS = stringKey("raft.voters", "",
+            "Metadata-group voters as id@host:port,...; empty means this node alone.");
+    public static final ConfigKey<String> LOG_DIRS = stringKey("log.dirs", "./cairn-data",
+            "Data directory: partition logs, Raft logs, RocksDB offsets.");
+    public static final ConfigKey<Integer> NUM_PARTITIONS = intKey("num.partitions", 1, 1,
+            Limits.PARTITIONS_PER_TOPIC_MAX, "Partitions of an auto-created topic.");
+    public static final ConfigKey<Integer> DEFAULT_REPLICATION_FACTOR = intKey("default.replication.factor", 1,
+            1, 7, "Replicas of an auto-created topic.");
+    public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS_ENABLE = boolKey("auto.create.topics.enable", true,
+            "Create a topic when a client asks for metadata or produces to an unknown one.");
+    public static final ConfigKey<Long> LOG_SEGMENT_BYTES = longKey("log.segment.bytes", 1L << 30,
+            Limits.SEGMENT_BYTES_MIN, Limits.SEGMENT_BYTES_MAX, "Roll a segment when it reaches this size.");
+    public static final ConfigKey<Long> LOG_SEGMENT_MS = longKey("log.segment.ms", 7L * 24 * 3600 * 1000, 1,
+            Long.MAX_VALUE, "Roll a segment when its first batch is this old.");
+    public static final ConfigKey<Long> LOG_RETENTION_MS = longKey("log.retention.ms", 7L * 24 * 3600 * 1000, -1,
+            Long.MAX_VALUE, "Delete whole segments older than this; -1 keeps them forever.");
+    public static final ConfigKey<Long> LOG_RETENTION_BYTES = longKey("log.retention.bytes", -1, -1,
+            Long.MAX_VALUE, "Delete oldest segments while a partition is larger than this; -1 is unlimited.");
+    public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MESSAGES = longKey("log.flush.interval.messages",
+            Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches.");
+    public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MS = longKey("log.flush.interval.ms", Long.MAX_VALUE, 1,
+            Long.MAX_VALUE, "fsync a partition log when its oldest unflushed batch is this old.");
+    public static final ConfigKey<Integer> MESSAGE_MAX_BYTES = intKey("message.max.bytes", 1_048_588, 64,
+            Limits.RECORD_BATCH_BYTES_MAX, "Largest record batch accepted (MESSAGE_TOO_LARGE above).");
+    public static final ConfigKey<Integer> SOCKET_REQUEST_MAX_BYTES = intKey("socket.request.max.bytes",
+            104_857_600, 1024, Limits.REQUEST_BYTES_MAX, "Largest request frame; larger ones close the connection.");
+    public static final ConfigKey<Integer> MAX_CONNECTIONS = intKey("max.connections", 10_000, 1,
+            Limits.CONNECTIONS_MAX, "Open client connections; further ones are closed at once.");
+    public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = longKey(
+            "message.timestamp.before.max.ms", Long.MAX_VALUE, 0, Long.MAX_VALUE,
+            "Reject batches whose timestamps lie further in the past (INVALID_TIMESTAMP).");
+    public static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS = longKey(
+            "message.timestamp.after.max.ms", 3_600_000L, 0, Long.MAX_VALUE,
+            "Reject batches whose timestamps lie further in the future (INVALID_TIMESTAMP).");
+
+    /** Every key, in the order the README and sample configs list them. */
+    public static final List<ConfigKey<?>> KEYS = List.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS, RAFT_LISTENER,
+            RAFT_VOTERS, LOG_DIRS, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR, AUTO_CREATE_TOPICS_ENABLE,
+            LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_FLUSH_INTERVAL_MESSAGES,
+            LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
+            MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS);
+
+    public BrokerConfig {
+        raftVoters = List.copyOf(raftVoters);
+    }
+
+    /** The embedded single-node defaults. */
+    public static BrokerConfig defaults() {
+        return fromMap(Map.of());
+    }
+
+    /**
+     * Builds a config from key/value text (a properties file overlaid with {@code --set} pairs). Unknown keys
+     * are rejected: a typo must not silently fall back to a default.
+     */
+    public static BrokerConfig fromMap(Map<String, String> values) {
+        List<String> unknown = new ArrayList<>();
+        for (String key : values.keySet()) {
+            if (KEYS.stream().noneMatch(k -> k.name().equals(key))) {
+                unknown.add(key);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new ConfigException("unknown configuration keys " + unknown + "; known keys: "
+                    + KEYS.stream().map(ConfigKey::name).toList());
+        }
+        Map<String, String> text = new LinkedHashMap<>();
+        for (ConfigKey<?> key : KEYS) {
+            text.put(key.name(), values.getOrDefault(key.name(), key.defaultText()));
+        }
+        int nodeId = NODE_ID.parse(text.get(NODE_ID.name()));
+        HostPort listener = HostPort.parse(LISTENERS.parse(text.get(LISTENERS.name())));
+        String advertised = ADVERTISED_LISTENERS.parse(text.get(ADVERTISED_LISTENERS.name()));
+        HostPort raftListener = HostPort.parse(RAFT_LISTENER.parse(text.get(RAFT_LISTENER.name())));
+        String voters = RAFT_VOTERS.parse(text.get(RAFT_VOTERS.name()));
+        BrokerConfig config = new BrokerConfig(
+                nodeId,
+                listener,
+                advertised.isBlank() ? listener : HostPort.parse(advertised),
+                raftListener,
+                voters.isBlank() ? List.of(new RaftVoter(nodeId, raftListener)) : RaftVoter.parseList(voters),
+                Path.of(LOG_DIRS.parse(text.get(LOG_DIRS.name()))),
+                NUM_PARTITIONS.parse(text.get(NUM_PARTITIONS.name())),
+                DEFAULT_REPLICATION_FACTOR.parse(text.get(DEFAULT_REPLICATION_FACTOR.name())),
+                AUTO_CREATE_TOPICS_ENABLE.parse(text.get(AUTO_CREATE_TOPICS_ENABLE.name())),
+                LOG_SEGMENT_BYTES.parse(text.get(LOG_SEGMENT_BYTES.name())),
+                LOG_SEGMENT_MS.parse(text.get(LOG_SEGMENT_MS.name())),
+                LOG_RETENTION_MS.parse(text.get(LOG_RETENTION_MS.name())),
+                LOG_RETENTION_BYTES.parse(text.get(LOG_RETENTION_BYTES.name())),
+                LOG_FLUSH_INTERVAL_MESSAGES.parse(text.get(LOG_FLUSH_INTERVAL_MESSAGES.name())),
+                LOG_FLUSH_INTERVAL_MS.parse(text.get(LOG_FLUSH_INTERVAL_MS.name())),
+                MESSAGE_MAX_BYTES.parse(text.get(MESSAGE_MAX_BYTES.name())),
+                SOCKET_REQUEST_MAX_BYTES.parse(text.get(SOCKET_REQUEST_MAX_BYTES.name())),
+                MAX_CONNECTIONS.parse(text.get(MAX_CONNECTIONS.name())),
+                MESSAGE_TIMESTAMP_BEFORE_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS.name())),
+                MESSAGE_TIMESTAMP_AFTER_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS.name())));
+        config.validate();
+        return config;
+    }
+
+    /** Checks how values relate; each message names both values. */
+    public void validate() {
+        List<String> problems = new ArrayList<>();
+        if (raftVoters.stream().noneMatch(v -> v.nodeId() == nodeId)) {
+            problems.add("node.id=" + nodeId + " is not among raft.voters=" + raftVoters);
+        }
+        if (raftVoters.stream().map(RaftVoter::nodeId).distinct().count() != raftVoters.size()) {
+            problems.add("raft.voters=" + raftVoters + " names a node id twice");
+        }
+        if (defaultReplicationFactor > raftVoters.size()) {
+            problems.add("default.replication.factor=" + defaultReplicationFactor + " exceeds the "
+                    + raftVoters.size() + " brokers in raft.voters=" + raftVoters);
+        }
+        if (messageMaxBytes > logSegmentBytes) {
+            problems.add("message.max.bytes=" + messageMaxBytes + " exceeds log.segment.bytes=" + logSegmentBytes);
+        }
+        if ((long) messageMaxBytes + Limits.REQUEST_OVERHEAD_BYTES > socketRequestMaxBytes) {
+            problems.add("socket.request.max.bytes=" + socketRequestMaxBytes + " cannot carry a batch of "
+                    + "message.max.bytes=" + messageMaxBytes + " plus " + Limits.REQUEST_OVERHEAD_BYTES
+                    + " bytes of request overhead");
+        }
+        if (listener.port() != 0 && listener.equals(raftListener)) {
+            problems.add("listeners=" + listener + " and raft.listener=" + raftListener + " are the same address");
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException("invalid configuration: " + String.join("; ", problems));
+        }
+    }
+}

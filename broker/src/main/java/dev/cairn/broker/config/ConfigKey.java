@@ -1,0 +1,54 @@
+package dev.cairn.broker.config;
+
+import java.util.function.Function;
+
+/**
+ * One broker configuration key: its name (Kafka's where the meaning is the same), its default as text, a
+ * one-line meaning for the README and sample configs, and a parser that turns text into a value or throws
+ * {@link ConfigException} naming the key and the bad value.
+ */
+public record ConfigKey<T>(String name, String defaultText, String doc, Function<String, T> parser) {
+
+    public T parse(String text) {
+        try {
+            return parser.apply(text.trim());
+        } catch (ConfigException e) {
+            throw new ConfigException(name + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new ConfigException(name + "=" + text + " is not valid: " + e.getMessage());
+        }
+    }
+
+    static ConfigKey<Integer> intKey(String name, int defaultValue, int min, int max, String doc) {
+        return new ConfigKey<>(name, Integer.toString(defaultValue), doc, text -> {
+            int value = Integer.parseInt(text);
+            if (value < min || value > max) {
+                throw new ConfigException(text + " is outside [" + min + ", " + max + "]");
+            }
+            return value;
+        });
+    }
+
+    static ConfigKey<Long> longKey(String name, long defaultValue, long min, long max, String doc) {
+        return new ConfigKey<>(name, Long.toString(defaultValue), doc, text -> {
+            long value = Long.parseLong(text);
+            if (value < min || value > max) {
+                throw new ConfigException(text + " is outside [" + min + ", " + max + "]");
+            }
+            return value;
+        });
+    }
+
+    static ConfigKey<Boolean> boolKey(String name, boolean defaultValue, String doc) {
+        return new ConfigKey<>(name, Boolean.toString(defaultValue), doc, text -> {
+            if (!text.equals("true") && !text.equals("false")) {
+                throw new ConfigException(text + " is neither true nor false");
+            }
+            return Boolean.parseBoolean(text);
+        });
+    }
+
+    static ConfigKey<String> stringKey(String name, String defaultValue, String doc) {
+        return new ConfigKey<>(name, defaultValue, doc, text -> text);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.cairn.broker.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BrokerConfigTest {
+
+    @Test
+    void defaultsAreASingleNodeCluster() {
+        BrokerConfig config = BrokerConfig.defaults();
+        assertEquals(new HostPort("127.0.0.1", 9092), config.listener());
+        assertEquals(config.listener(), config.advertisedListener());
+        assertEquals(new HostPort("127.0.0.1", 9093), config.raftListener());
+        assertEquals(List.of(new RaftVoter(1, new HostPort("127.0.0.1", 9093))), config.raftVoters());
+        assertEquals(Path.of("./cairn-data"), config.dataDir());
+        assertEquals(1, config.defaultReplicationFactor());
+        assertTrue(config.autoCreateTopicsEnable());
+    }
+
+    @Test
+    void kafkaListenerSyntaxAndVotersParse() {
+        BrokerConfig config = BrokerConfig.fromMap(Map.of(
+                "node.id", "2",
+                "listeners", "PLAINTEXT://127.0.0.2:19092",
+                "raft.listener", "127.0.0.2:19093",
+                "raft.voters", "1@127.0.0.1:19093, 2@127.0.0.2:19093,3@127.0.0.3:19093",
+                "default.replication.factor", "3"));
+        assertEquals(new HostPort("127.0.0.2", 19092), config.listener());
+        assertEquals(3, config.raftVoters().size());
+        assertEquals(new RaftVoter(3, new HostPort("127.0.0.3", 19093)), config.raftVoters().get(2));
+    }
+
+    @Test
+    void badValuesAreNamed() {
+        ConfigException range = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("num.partitions", "0")));
+        assertTrue(range.getMessage().contains("num.partitions"), range.getMessage());
+
+        ConfigException unknown = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("log.segment.byte", "100")));
+        assertTrue(unknown.getMessage().contains("log.segment.byte"), unknown.getMessage());
+
+        ConfigException relation = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("message.max.bytes", "2000000", "log.segment.bytes", "1048576")));
+        assertTrue(relation.getMessage().contains("message.max.bytes=2000000"), relation.getMessage());
+        assertTrue(relation.getMessage().contains("log.segment.bytes=1048576"), relation.getMessage());
+
+        ConfigException voters = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("node.id", "4", "raft.voters", "1@127.0.0.1:9093")));
+        assertTrue(voters.getMessage().contains("node.id=4"), voters.getMessage());
+
+        ConfigException rf = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("default.replication.factor", "3")));
+        assertTrue(rf.getMessage().contains("default.replication.factor=3"), rf.getMessage());
+
+        assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "SSL://h:1")));
+        assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "host-without-port")));
+    }
+}
