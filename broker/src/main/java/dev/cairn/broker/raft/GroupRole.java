@@ -1,0 +1,8 @@
+package dev.cairn.broker.raft;
+
+/**
+ * This server's view of one group: whether it is the ready leader, who leads (a node id, or null when no
+ * leader is known), the current Raft term (Kafka's leader epoch) and the last applied Raft index.
+ */
+public record GroupRole(boolean isLeader, String leaderId, long term, long appliedRaftIndex) {
+}

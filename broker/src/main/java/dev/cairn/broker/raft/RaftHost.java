@@ -1,0 +1,131 @@
+package dev.cairn.broker.raft;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * One Ratis {@link RaftServer} per broker, hosting many Raft groups (the metadata group and one per
+ * partition). Groups are added at runtime on this server only ({@link #addGroup}); every replica's broker adds
+ * the group itself, since Ratis propagates nothing. Commands are submitted to the local server directly, with
+ * no network hop: the caller is on the leader, or gets a {@link SubmitResult.NotLeader} back.
+ */
+public final class RaftHost implements Closeable {
+    private final RaftServer server;
+    private final RaftPeerId selfId;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+
+    public RaftHost(String nodeId, RatisSettings settings, StateMachine.Registry registry) throws IOException {
+        this.selfId = RaftPeerId.valueOf(nodeId);
+        this.server = RaftServer.newBuilder()
+                .setServerId(selfId)
+                .setProperties(settings.toProperties())
+                .setStateMachineRegistry(registry)
+                .setOption(RaftStorage.StartupOption.RECOVER)
+                .build();
+    }
+
+    public void start() throws IOException {
+        server.start();
+    }
+
+    public RaftPeerId selfId() {
+        return selfId;
+    }
+
+    public static RaftPeer peer(String nodeId, String address) {
+        return RaftPeer.newBuilder().setId(nodeId).setAddress(address).build();
+    }
+
+    /** Adds (and formats the storage of) a group on this server; a group it already hosts is left alone. */
+    public void addGroup(RaftGroupId groupId, List<RaftPeer> peers) throws IOException {
+        if (hostsGroup(groupId)) {
+            return;
+        }
+        RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        RaftClientReply reply = server.groupManagement(
+                GroupManagementRequest.newAdd(clientId, selfId, callIds.incrementAndGet(), group, true));
+        if (!reply.isSuccess()) {
+            throw new IOException("adding Raft group " + groupId + " failed: " + reply.getException());
+        }
+    }
+
+    /** Removes a group from this server, deleting its Raft storage. */
+    public void removeGroup(RaftGroupId groupId) throws IOException {
+        if (!hostsGroup(groupId)) {
+            return;
+        }
+        RaftClientReply reply = server.groupManagement(
+                GroupManagementRequest.newRemove(clientId, selfId, callIds.incrementAndGet(), groupId, true, false));
+        if (!reply.isSuccess()) {
+            throw new IOException("removing Raft group " + groupId + " failed: " + reply.getException());
+        }
+    }
+
+    public boolean hostsGroup(RaftGroupId groupId) {
+        for (RaftGroupId id : server.getGroupIds()) {
+            if (id.equals(groupId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Leadership as this server sees it, or empty when it does not host the group. */
+    public Optional<GroupRole> role(RaftGroupId groupId) {
+        try {
+            DivisionInfo info = server.getDivision(groupId).getInfo();
+            RaftPeerId leader = info.getLeaderId();
+            return Optional.of(new GroupRole(info.isLeader() && info.isLeaderReady(),
+                    leader == null ? null : leader.toString(), info.getCurrentTerm(), info.getLastAppliedIndex()));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Replicates {@code command} through the group and completes with the state machine's reply once a
+     * majority committed and this server applied it. Never completes exceptionally: failures are results.
+     */
+    public CompletableFuture<SubmitResult> submit(RaftGroupId groupId, ByteBuffer command) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(command)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        CompletableFuture<RaftClientReply> reply;
+        try {
+            reply = server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.completedFuture(new SubmitResult.Failed(e));
+        }
+        return reply.handle((r, error) -> error != null ? new SubmitResult.Failed(error) : SubmitResult.of(r));
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}
