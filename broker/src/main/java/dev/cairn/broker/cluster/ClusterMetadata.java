@@ -1,0 +1,109 @@
+package dev.cairn.broker.cluster;
+
+import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
+import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
+import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
+import dev.cairn.broker.cluster.MetadataCommand.RegisterBroker;
+import dev.cairn.broker.config.Limits;
+import dev.cairn.protocol.ErrorCode;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The metadata group's deterministic core: registered brokers, topics with their replica assignments, and the
+ * next unallocated producer id. {@link #apply} is called in Raft log order on one thread, reads no clock, and
+ * publishes a new immutable {@link MetadataImage} after each change for lock-free readers.
+ */
+public final class ClusterMetadata {
+    /** Producer ids handed to a broker at a time; it asks for another block when one runs out. */
+    public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
+
+    private volatile MetadataImage image = MetadataImage.EMPTY;
+    private final Consumer<MetadataImage> onChange;
+
+    /** @param onChange called on the apply thread after every change; must return quickly */
+    public ClusterMetadata(Consumer<MetadataImage> onChange) {
+        this.onChange = onChange;
+    }
+
+    public MetadataImage image() {
+        return image;
+    }
+
+    public MetadataResult apply(long raftIndex, MetadataCommand command) {
+        MetadataImage current = image;
+        Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
+        Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
+        long nextProducerId = current.nextProducerId();
+        MetadataResult result;
+        if (command instanceof RegisterBroker r) {
+            brokers.put(r.broker().nodeId(), r.broker());
+            result = MetadataResult.OK;
+        } else if (command instanceof CreateTopic c) {
+            Optional<MetadataResult> rejection = checkCreate(c.topic(), current);
+            if (rejection.isPresent()) {
+                publish(current.with(raftIndex, brokers, topics, nextProducerId), false);
+                return rejection.get();
+            }
+            topics.put(c.topic().name(), c.topic());
+            result = MetadataResult.OK;
+        } else if (command instanceof DeleteTopic d) {
+            if (topics.remove(d.name()) == null) {
+                publish(current.with(raftIndex, brokers, topics, nextProducerId), false);
+                return new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                        "topic " + d.name() + " does not exist");
+            }
+            result = MetadataResult.OK;
+        } else if (command instanceof AllocateProducerIds) {
+            result = new MetadataResult.ProducerIds(nextProducerId, PRODUCER_ID_BLOCK_SIZE);
+            nextProducerId += PRODUCER_ID_BLOCK_SIZE;
+        } else {
+            throw new IllegalArgumentException("unknown metadata command " + command);
+        }
+        publish(current.with(raftIndex, brokers, topics, nextProducerId), true);
+        return result;
+    }
+
+    /** Replaces the state with a snapshot's. */
+    public void restore(MetadataImage snapshot) {
+        publish(snapshot, true);
+    }
+
+    private void publish(MetadataImage next, boolean changed) {
+        image = next;
+        if (changed) {
+            onChange.accept(next);
+        }
+    }
+
+    private static Optional<MetadataResult> checkCreate(TopicInfo topic, MetadataImage current) {
+        if (current.topics().containsKey(topic.name())) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.TOPIC_ALREADY_EXISTS,
+                    "topic " + topic.name() + " already exists"));
+        }
+        Optional<String> invalid = TopicNames.invalidReason(topic.name());
+        if (invalid.isPresent()) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid.get()));
+        }
+        Optional<String> collision = TopicNames.collision(topic.name(), current.topics().keySet());
+        if (collision.isPresent()) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_TOPIC_EXCEPTION, "topic "
+                    + topic.name() + " collides with existing topic " + collision.get()
+                    + " ('.' and '_' are treated alike)"));
+        }
+        if (topic.partitionCount() < 1 || topic.partitionCount() > Limits.PARTITIONS_PER_TOPIC_MAX) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_PARTITIONS, "partition count "
+                    + topic.partitionCount() + " outside [1, " + Limits.PARTITIONS_PER_TOPIC_MAX + "]"));
+        }
+        for (List<Integer> replicas : topic.replicas()) {
+            if (replicas.isEmpty() || replicas.stream().distinct().count() != replicas.size()) {
+                return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                        "replicas " + replicas + " are empty or repeat a broker"));
+            }
+        }
+        return Optional.empty();
+    }
+}

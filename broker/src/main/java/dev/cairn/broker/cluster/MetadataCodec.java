@@ -1,0 +1,229 @@
+package dev.cairn.broker.cluster;
+
+import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
+import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
+import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
+import dev.cairn.broker.cluster.MetadataCommand.RegisterBroker;
+import dev.cairn.protocol.ErrorCode;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Bytes of metadata commands, results and snapshots. Every encoding starts with a one-byte format version so
+ * a later Cairn can read what an earlier one wrote to the Raft log. Layouts use Java's DataOutput encodings
+ * (big-endian ints, modified-UTF-8 strings with a 16-bit length).
+ */
+public final class MetadataCodec {
+    static final byte FORMAT_VERSION = 1;
+    private static final byte REGISTER_BROKER = 1;
+    private static final byte CREATE_TOPIC = 2;
+    private static final byte DELETE_TOPIC = 3;
+    private static final byte ALLOCATE_PRODUCER_IDS = 4;
+    private static final byte RESULT_OK = 1;
+    private static final byte RESULT_REJECTED = 2;
+    private static final byte RESULT_PRODUCER_IDS = 3;
+    /** Bounds on decoded counts: a corrupt entry must fail cleanly, not allocate wildly. */
+    private static final int DECODED_COUNT_MAX = 1_000_000;
+
+    private MetadataCodec() {
+    }
+
+    public static byte[] encode(MetadataCommand command) {
+        return write(out -> {
+            if (command instanceof RegisterBroker r) {
+                out.writeByte(REGISTER_BROKER);
+                writeBroker(out, r.broker());
+            } else if (command instanceof CreateTopic c) {
+                out.writeByte(CREATE_TOPIC);
+                writeTopic(out, c.topic());
+            } else if (command instanceof DeleteTopic d) {
+                out.writeByte(DELETE_TOPIC);
+                out.writeUTF(d.name());
+            } else if (command instanceof AllocateProducerIds a) {
+                out.writeByte(ALLOCATE_PRODUCER_IDS);
+                out.writeInt(a.nodeId());
+            } else {
+                throw new IllegalArgumentException("unknown metadata command " + command);
+            }
+        });
+    }
+
+    public static MetadataCommand decodeCommand(ByteBuffer bytes) {
+        return read(bytes, in -> {
+            byte type = in.readByte();
+            return switch (type) {
+                case REGISTER_BROKER -> new RegisterBroker(readBroker(in));
+                case CREATE_TOPIC -> new CreateTopic(readTopic(in));
+                case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
+                case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
+                default -> throw new IOException("unknown metadata command type " + type);
+            };
+        });
+    }
+
+    public static byte[] encode(MetadataResult result) {
+        return write(out -> {
+            if (result instanceof MetadataResult.Ok) {
+                out.writeByte(RESULT_OK);
+            } else if (result instanceof MetadataResult.Rejected r) {
+                out.writeByte(RESULT_REJECTED);
+                out.writeShort(r.error().code());
+                out.writeUTF(r.message());
+            } else if (result instanceof MetadataResult.ProducerIds p) {
+                out.writeByte(RESULT_PRODUCER_IDS);
+                out.writeLong(p.firstProducerId());
+                out.writeInt(p.count());
+            } else {
+                throw new IllegalArgumentException("unknown metadata result " + result);
+            }
+        });
+    }
+
+    public static MetadataResult decodeResult(ByteBuffer bytes) {
+        return read(bytes, in -> {
+            byte type = in.readByte();
+            return switch (type) {
+                case RESULT_OK -> MetadataResult.OK;
+                case RESULT_REJECTED -> new MetadataResult.Rejected(ErrorCode.forCode(in.readShort()), in.readUTF());
+                case RESULT_PRODUCER_IDS -> new MetadataResult.ProducerIds(in.readLong(), in.readInt());
+                default -> throw new IOException("unknown metadata result type " + type);
+            };
+        });
+    }
+
+    public static byte[] encodeSnapshot(MetadataImage image) {
+        return write(out -> {
+            out.writeLong(image.appliedRaftIndex());
+            out.writeLong(image.nextProducerId());
+            out.writeInt(image.brokers().size());
+            for (BrokerInfo broker : image.brokers().values()) {
+                writeBroker(out, broker);
+            }
+            out.writeInt(image.topics().size());
+            for (TopicInfo topic : image.topics().values()) {
+                writeTopic(out, topic);
+            }
+        });
+    }
+
+    public static MetadataImage decodeSnapshot(ByteBuffer bytes) {
+        return read(bytes, in -> {
+            long appliedRaftIndex = in.readLong();
+            long nextProducerId = in.readLong();
+            Map<Integer, BrokerInfo> brokers = new TreeMap<>();
+            int brokerCount = readCount(in);
+            for (int i = 0; i < brokerCount; i++) {
+                BrokerInfo broker = readBroker(in);
+                brokers.put(broker.nodeId(), broker);
+            }
+            Map<String, TopicInfo> topics = new TreeMap<>();
+            int topicCount = readCount(in);
+            for (int i = 0; i < topicCount; i++) {
+                TopicInfo topic = readTopic(in);
+                topics.put(topic.name(), topic);
+            }
+            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId);
+        });
+    }
+
+    private static void writeBroker(DataOutputStream out, BrokerInfo broker) throws IOException {
+        out.writeInt(broker.nodeId());
+        out.writeUTF(broker.host());
+        out.writeInt(broker.port());
+        out.writeUTF(broker.raftAddress());
+    }
+
+    private static BrokerInfo readBroker(DataInputStream in) throws IOException {
+        return new BrokerInfo(in.readInt(), in.readUTF(), in.readInt(), in.readUTF());
+    }
+
+    private static void writeTopic(DataOutputStream out, TopicInfo topic) throws IOException {
+        out.writeUTF(topic.name());
+        out.writeLong(topic.topicId().getMostSignificantBits());
+        out.writeLong(topic.topicId().getLeastSignificantBits());
+        out.writeInt(topic.partitionCount());
+        for (List<Integer> replicas : topic.replicas()) {
+            out.writeInt(replicas.size());
+            for (int replica : replicas) {
+                out.writeInt(replica);
+            }
+        }
+        out.writeInt(topic.configs().size());
+        for (Map.Entry<String, String> e : new TreeMap<>(topic.configs()).entrySet()) {
+            out.writeUTF(e.getKey());
+            out.writeUTF(e.getValue());
+        }
+    }
+
+    private static TopicInfo readTopic(DataInputStream in) throws IOException {
+        String name = in.readUTF();
+        UUID topicId = new UUID(in.readLong(), in.readLong());
+        int partitions = readCount(in);
+        List<List<Integer>> replicas = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            int count = readCount(in);
+            List<Integer> set = new ArrayList<>(count);
+            for (int r = 0; r < count; r++) {
+                set.add(in.readInt());
+            }
+            replicas.add(set);
+        }
+        int configCount = readCount(in);
+        Map<String, String> configs = new TreeMap<>();
+        for (int i = 0; i < configCount; i++) {
+            configs.put(in.readUTF(), in.readUTF());
+        }
+        return new TopicInfo(name, topicId, replicas, configs);
+    }
+
+    private static int readCount(DataInputStream in) throws IOException {
+        int count = in.readInt();
+        if (count < 0 || count > DECODED_COUNT_MAX) {
+            throw new IOException("count " + count + " outside [0, " + DECODED_COUNT_MAX + "]");
+        }
+        return count;
+    }
+
+    private interface Writer {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    private interface Reader<T> {
+        T read(DataInputStream in) throws IOException;
+    }
+
+    private static byte[] write(Writer writer) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(FORMAT_VERSION);
+            writer.write(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static <T> T read(ByteBuffer bytes, Reader<T> reader) {
+        ByteBuffer view = bytes.duplicate();
+        byte[] array = new byte[view.remaining()];
+        view.get(array);
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(array))) {
+            byte version = in.readByte();
+            if (version != FORMAT_VERSION) {
+                throw new MetadataFormatException("metadata format version " + version + " is not " + FORMAT_VERSION);
+            }
+            return reader.read(in);
+        } catch (IOException e) {
+            throw new MetadataFormatException("malformed metadata bytes: " + e.getMessage());
+        }
+    }
+}
