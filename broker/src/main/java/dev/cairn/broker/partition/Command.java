@@ -1,0 +1,30 @@
+package dev.cairn.broker.partition;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A change to one partition, replicated through its Raft group and applied by {@link Partition} in log order.
+ * Anything non-deterministic (the append time) is stamped by the leader before replication (style.md point 5).
+ */
+public sealed interface Command {
+
+    /**
+     * Appends one validated RecordBatch v2. {@code appendTimeMs} is the leader's clock when it accepted the
+     * batch: the LogAppendTime for topics that use it, and the time segment rolls and retention are measured
+     * against, so every replica rolls and deletes at the same log positions.
+     */
+    record Append(ByteBuffer batch, long appendTimeMs) implements Command {
+    }
+
+    /** Stores a consumer group's committed offset for this partition. */
+    record CommitOffset(String groupId, long offset, int leaderEpoch, String metadata, long commitTimeMs)
+            implements Command {
+    }
+
+    /**
+     * Applies time- and size-based retention as of {@code nowMs} (the leader's clock), so every replica deletes
+     * the same segments at the same point of the log.
+     */
+    record EnforceRetention(long nowMs) implements Command {
+    }
+}

@@ -1,0 +1,176 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.broker.partition.Command.Append;
+import dev.cairn.broker.partition.Command.CommitOffset;
+import dev.cairn.broker.partition.Command.EnforceRetention;
+import dev.cairn.protocol.ErrorCode;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Partition commands and results as bytes in the Raft log and in Raft replies.
+ *
+ * <pre>
+ * command  = formatVersion u8 (1), type u8, body
+ *   Append            (1): appendTimeMs i64, batch (the rest of the entry, verbatim)
+ *   CommitOffset      (2): commitTimeMs i64, offset i64, leaderEpoch i32, groupId str, metadata str
+ *   EnforceRetention  (3): nowMs i64
+ * result   = formatVersion u8 (1), type u8, body
+ *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
+ *   Rejected   (2): errorCode i16, message str
+ *   Committed  (3): (empty)
+ *   Retained   (4): logStartOffset i64, segmentsDeleted i32
+ * str      = length i32 (-1 = null), UTF-8 bytes
+ * </pre>
+ *
+ * The Append body keeps the batch verbatim at the end so decoding is a slice, not a copy.
+ */
+public final class CommandCodec {
+    static final byte FORMAT_VERSION = 1;
+    private static final byte APPEND = 1;
+    private static final byte COMMIT_OFFSET = 2;
+    private static final byte ENFORCE_RETENTION = 3;
+    private static final byte APPENDED = 1;
+    private static final byte REJECTED = 2;
+    private static final byte COMMITTED = 3;
+    private static final byte RETAINED = 4;
+    /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
+    public static final int STRING_BYTES_MAX = 32 * 1024;
+
+    private CommandCodec() {
+    }
+
+    public static ByteBuffer encode(Command command) {
+        if (command instanceof Append a) {
+            ByteBuffer batch = a.batch().duplicate();
+            ByteBuffer out = ByteBuffer.allocate(2 + 8 + batch.remaining());
+            out.put(FORMAT_VERSION).put(APPEND).putLong(a.appendTimeMs()).put(batch);
+            return out.flip();
+        }
+        if (command instanceof CommitOffset c) {
+            byte[] group = utf8(c.groupId());
+            byte[] metadata = utf8(c.metadata());
+            ByteBuffer out = ByteBuffer.allocate(2 + 8 + 8 + 4 + stringSize(group) + stringSize(metadata));
+            out.put(FORMAT_VERSION).put(COMMIT_OFFSET).putLong(c.commitTimeMs()).putLong(c.offset())
+                    .putInt(c.leaderEpoch());
+            putString(out, group);
+            putString(out, metadata);
+            return out.flip();
+        }
+        if (command instanceof EnforceRetention r) {
+            return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(ENFORCE_RETENTION).putLong(r.nowMs()).flip();
+        }
+        throw new IllegalArgumentException("unknown command " + command);
+    }
+
+    /** Decodes a command; the Append batch is a slice of {@code bytes}. Malformed bytes: CommandFormatException. */
+    public static Command decodeCommand(ByteBuffer bytes) {
+        ByteBuffer in = bytes.duplicate();
+        try {
+            checkVersion(in);
+            byte type = in.get();
+            switch (type) {
+                case APPEND:
+                    long appendTimeMs = in.getLong();
+                    return new Append(in.slice(), appendTimeMs);
+                case COMMIT_OFFSET:
+                    long commitTimeMs = in.getLong();
+                    long offset = in.getLong();
+                    int leaderEpoch = in.getInt();
+                    String group = getString(in);
+                    String metadata = getString(in);
+                    return new CommitOffset(group, offset, leaderEpoch, metadata, commitTimeMs);
+                case ENFORCE_RETENTION:
+                    return new EnforceRetention(in.getLong());
+                default:
+                    throw new CommandFormatException("unknown partition command type " + type);
+            }
+        } catch (BufferUnderflowException e) {
+            throw new CommandFormatException("partition command truncated");
+        }
+    }
+
+    public static ByteBuffer encode(Result result) {
+        if (result instanceof Result.Appended a) {
+            return ByteBuffer.allocate(2 + 8 * 4 + 1).put(FORMAT_VERSION).put(APPENDED).putLong(a.baseOffset())
+                    .putLong(a.lastOffset()).putLong(a.logAppendTimeMs()).putLong(a.logStartOffset())
+                    .put((byte) (a.duplicate() ? 1 : 0)).flip();
+        }
+        if (result instanceof Result.Rejected r) {
+            byte[] message = utf8(r.message());
+            ByteBuffer out = ByteBuffer.allocate(2 + 2 + stringSize(message));
+            out.put(FORMAT_VERSION).put(REJECTED).putShort(r.error().code());
+            putString(out, message);
+            return out.flip();
+        }
+        if (result instanceof Result.OffsetCommitted) {
+            return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(COMMITTED).flip();
+        }
+        if (result instanceof Result.Retained r) {
+            return ByteBuffer.allocate(2 + 8 + 4).put(FORMAT_VERSION).put(RETAINED).putLong(r.logStartOffset())
+                    .putInt(r.segmentsDeleted()).flip();
+        }
+        throw new IllegalArgumentException("unknown result " + result);
+    }
+
+    public static Result decodeResult(ByteBuffer bytes) {
+        ByteBuffer in = bytes.duplicate();
+        try {
+            checkVersion(in);
+            byte type = in.get();
+            switch (type) {
+                case APPENDED:
+                    return new Result.Appended(in.getLong(), in.getLong(), in.getLong(), in.getLong(), in.get() != 0);
+                case REJECTED:
+                    return new Result.Rejected(ErrorCode.forCode(in.getShort()), getString(in));
+                case COMMITTED:
+                    return Result.OFFSET_COMMITTED;
+                case RETAINED:
+                    return new Result.Retained(in.getLong(), in.getInt());
+                default:
+                    throw new CommandFormatException("unknown partition result type " + type);
+            }
+        } catch (BufferUnderflowException e) {
+            throw new CommandFormatException("partition result truncated");
+        }
+    }
+
+    private static void checkVersion(ByteBuffer in) {
+        byte version = in.get();
+        if (version != FORMAT_VERSION) {
+            throw new CommandFormatException("partition command format version " + version + " is not "
+                    + FORMAT_VERSION);
+        }
+    }
+
+    private static byte[] utf8(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static int stringSize(byte[] bytes) {
+        return 4 + (bytes == null ? 0 : bytes.length);
+    }
+
+    private static void putString(ByteBuffer out, byte[] bytes) {
+        if (bytes == null) {
+            out.putInt(-1);
+            return;
+        }
+        out.putInt(bytes.length).put(bytes);
+    }
+
+    private static String getString(ByteBuffer in) {
+        int length = in.getInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > STRING_BYTES_MAX || length > in.remaining()) {
+            throw new CommandFormatException("string length " + length + " outside [0, "
+                    + Math.min(STRING_BYTES_MAX, in.remaining()) + "]");
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.protocol.ErrorCode;
+
+/** What applying a {@link Command} produced. Failures are results: nothing is thrown out of apply. */
+public sealed interface Result {
+    Result OFFSET_COMMITTED = new OffsetCommitted();
+
+    /**
+     * The batch is in the log at {@code [baseOffset, lastOffset]}, or was already there ({@code duplicate}: a
+     * retried idempotent batch answered with its original offsets). {@code logAppendTimeMs} is -1 for
+     * CreateTime topics.
+     */
+    record Appended(long baseOffset, long lastOffset, long logAppendTimeMs, long logStartOffset, boolean duplicate)
+            implements Result {
+    }
+
+    record Rejected(ErrorCode error, String message) implements Result {
+    }
+
+    record OffsetCommitted() implements Result {
+    }
+
+    /** Retention ran; the log now starts at {@code logStartOffset}. */
+    record Retained(long logStartOffset, int segmentsDeleted) implements Result {
+    }
+}

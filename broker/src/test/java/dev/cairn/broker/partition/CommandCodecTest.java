@@ -1,0 +1,57 @@
+package dev.cairn.broker.partition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.cairn.protocol.ErrorCode;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class CommandCodecTest {
+
+    @Test
+    void commandsRoundTrip() {
+        ByteBuffer batch = ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5});
+        Command.Append append = assertInstanceOf(Command.Append.class,
+                CommandCodec.decodeCommand(CommandCodec.encode(new Command.Append(batch, 1234L))));
+        assertEquals(1234L, append.appendTimeMs());
+        assertEquals(batch, append.batch());
+        for (Command command : List.<Command>of(
+                new Command.CommitOffset("group-ü", 42, 3, "meta", 99L),
+                new Command.CommitOffset("g", -1, -1, null, 0L),
+                new Command.EnforceRetention(777L))) {
+            assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
+        }
+    }
+
+    @Test
+    void resultsRoundTrip() {
+        for (Result result : List.of(new Result.Appended(10, 14, -1, 0, false),
+                new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
+                Result.OFFSET_COMMITTED, new Result.Retained(100, 2))) {
+            assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
+        }
+    }
+
+    @Test
+    void malformedBytesRaiseTheFormatExceptionOnly() {
+        ByteBuffer valid = CommandCodec.encode(new Command.CommitOffset("group", 42, 3, "meta", 99L));
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 10_000; i++) {
+            byte[] bytes = new byte[valid.remaining()];
+            valid.duplicate().get(bytes);
+            int length = random.nextInt(bytes.length + 1);
+            bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+            try {
+                CommandCodec.decodeCommand(ByteBuffer.wrap(bytes, 0, length));
+            } catch (CommandFormatException expected) {
+                // The only exception allowed out of a decode.
+            }
+        }
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommand(ByteBuffer.allocate(0)));
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommand(ByteBuffer.wrap(new byte[] {9})));
+    }
+}
