@@ -21,25 +21,31 @@ public final class Schema {
     private final String name;
     private final short apiKey;
     private final Versions flexibleVersions;
+    private final Versions declaredVersions;
     private final List<Field<?>> fields = new ArrayList<>();
     private List<Field<?>> fieldsByTag = List.of();
     private Object[] defaults = new Object[0];
     private boolean built;
 
-    private Schema(String name, short apiKey, Versions flexibleVersions) {
+    private Schema(String name, short apiKey, Versions flexibleVersions, Versions declaredVersions) {
         this.name = name;
         this.apiKey = apiKey;
         this.flexibleVersions = flexibleVersions;
+        this.declaredVersions = declaredVersions;
     }
 
-    /** Starts a top-level message schema ({@code ProduceRequest}) with its spec's {@code flexibleVersions}. */
-    public static Builder message(String name, int apiKey, String flexibleVersionsSpec) {
-        return new Builder(new Schema(name, (short) apiKey, Versions.parse(flexibleVersionsSpec)));
+    /**
+     * Starts a top-level message schema ({@code ProduceRequest}) with its spec's {@code flexibleVersions}, and
+     * the versions whose fields it declares (fields that exist only outside them are left out).
+     */
+    public static Builder message(String name, int apiKey, String flexibleVersionsSpec, String declaredVersionsSpec) {
+        return new Builder(new Schema(name, (short) apiKey, Versions.parse(flexibleVersionsSpec),
+                Versions.parse(declaredVersionsSpec)));
     }
 
     /** Starts a nested struct schema ({@code TopicProduceData}). */
     public static Builder struct(String name) {
-        return new Builder(new Schema(name, NO_API_KEY, Versions.NONE));
+        return new Builder(new Schema(name, NO_API_KEY, Versions.NONE, Versions.NONE));
     }
 
     <T> Field<T> register(IntFunction<Field<T>> factory) {
@@ -62,6 +68,11 @@ public final class Schema {
     /** The versions in which this message uses compact encodings and tagged fields (messages only). */
     public Versions flexibleVersions() {
         return flexibleVersions;
+    }
+
+    /** The versions this message schema declares every field for; reading or writing others is a bug. */
+    public Versions declaredVersions() {
+        return declaredVersions;
     }
 
     public boolean isFlexible(short version) {
