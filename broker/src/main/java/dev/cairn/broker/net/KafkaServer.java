@@ -1,0 +1,132 @@
+package dev.cairn.broker.net;
+
+import dev.cairn.broker.api.RequestContext;
+import dev.cairn.broker.api.RequestHandler;
+import dev.cairn.broker.config.Limits;
+import dev.cairn.protocol.Framing;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.io.Closeable;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka listener: a Netty server (epoll where available) whose pipeline per connection is: connection cap,
+ * idle timeout, frame decoder capped at {@code socket.request.max.bytes}, then {@link RequestChannelHandler}.
+ */
+public final class KafkaServer implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
+    /** Kafka's connections.max.idle.ms default: an idle connection is closed after ten minutes. */
+    public static final long CONNECTION_IDLE_MS_MAX = 10 * 60 * 1000L;
+
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final ConnectionLimiter limiter;
+    private final Channel serverChannel;
+    private final String transport;
+
+    private KafkaServer(EventLoopGroup boss, EventLoopGroup workers, ConnectionLimiter limiter, Channel channel,
+            String transport) {
+        this.bossGroup = boss;
+        this.workerGroup = workers;
+        this.limiter = limiter;
+        this.serverChannel = channel;
+        this.transport = transport;
+    }
+
+    /**
+     * Binds and starts serving. {@code port} 0 picks a free port ({@link #port()} tells which).
+     *
+     * @param requestBytesMax the largest frame accepted; larger or negative sizes close the connection
+     */
+    public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
+            int connectionsMax, int ioThreads) throws InterruptedException {
+        if (requestBytesMax > Limits.REQUEST_BYTES_MAX) {
+            throw new IllegalArgumentException("requestBytesMax " + requestBytesMax + " exceeds REQUEST_BYTES_MAX "
+                    + Limits.REQUEST_BYTES_MAX);
+        }
+        boolean epoll = Epoll.isAvailable();
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(ioThreads,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
+                : NioServerSocketChannel.class;
+        ConnectionLimiter limiter = new ConnectionLimiter(connectionsMax);
+        AtomicLong connectionIds = new AtomicLong();
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(channelClass)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        RequestContext context = new RequestContext(connectionIds.incrementAndGet(),
+                                String.valueOf(ch.remoteAddress()));
+                        ch.pipeline()
+                                .addLast("limit", limiter)
+                                .addLast("idle", new IdleStateHandler(0, 0, CONNECTION_IDLE_MS_MAX,
+                                        TimeUnit.MILLISECONDS) {
+                                    @Override
+                                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
+                                            IdleStateEvent event) {
+                                        ctx.close();
+                                    }
+                                })
+                                .addLast("frame", new LengthFieldBasedFrameDecoder(requestBytesMax, 0,
+                                        Framing.SIZE_PREFIX_BYTES, 0, Framing.SIZE_PREFIX_BYTES, true))
+                                .addLast("requests", new RequestChannelHandler(handler, context,
+                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX));
+                    }
+                });
+        try {
+            Channel channel = bootstrap.bind(host, port).sync().channel();
+            String transport = epoll ? "epoll" : "nio";
+            LOG.info("Kafka listener on {} ({})", channel.localAddress(), transport);
+            return new KafkaServer(boss, workers, limiter, channel, transport);
+        } catch (RuntimeException | InterruptedException e) {
+            boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    public String transport() {
+        return transport;
+    }
+
+    public int openConnections() {
+        return limiter.openConnections();
+    }
+
+    @Override
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,206 @@
+package dev.cairn.broker.net;
+
+import dev.cairn.broker.api.RequestContext;
+import dev.cairn.broker.api.RequestHandler;
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.ProtocolCodec;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.schema.Struct;
+import dev.cairn.protocol.wire.DecodeException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: decodes each frame, hands it to the {@link RequestHandler}, and writes responses in
+ * request order however the handlers' futures complete (Kafka clients match responses to their oldest
+ * in-flight request). At most {@code inflightMax} requests are outstanding: beyond that the channel stops
+ * reading until responses drain, so one pipelining client cannot queue unbounded work.
+ *
+ * <p>A malformed frame closes this connection with one log line; no other connection notices. All state is
+ * touched on the channel's event loop only.
+ */
+final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestChannelHandler.class);
+
+    private final RequestHandler handler;
+    private final RequestContext context;
+    private final int inflightMax;
+    /** Requests in arrival order; the head is written as soon as its response is ready. */
+    private final ArrayDeque<Slot> inflight = new ArrayDeque<>();
+    private boolean closed;
+
+    /** A request awaiting its turn to be answered. */
+    private static final class Slot {
+        boolean ready;
+        List<Object> parts;
+    }
+
+    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax) {
+        this.handler = handler;
+        this.context = context;
+        this.inflightMax = inflightMax;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        // One copy into a heap buffer that the garbage collector owns: decoded records are slices of it and may
+        // be kept by Raft (its log cache) long after this read, so they must not point into a pooled buffer.
+        ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
+        try {
+            frame.readBytes(bytes);
+        } finally {
+            ReferenceCountUtil.release(frame);
+        }
+        bytes.flip();
+        if (closed) {
+            return;
+        }
+        RequestFrame request;
+        try {
+            request = ProtocolCodec.decodeRequest(bytes);
+        } catch (DecodeException e) {
+            closeWithReason(ctx, "malformed request: " + e.getMessage());
+            return;
+        }
+        if (!request.isSupported()) {
+            onUnsupported(ctx, request);
+            return;
+        }
+        Slot slot = enqueue(ctx);
+        CompletableFuture<Struct> response;
+        try {
+            response = handler.handle(context, request);
+        } catch (RuntimeException e) {
+            response = CompletableFuture.failedFuture(e);
+        }
+        response.whenComplete((body, error) -> {
+            if (ctx.executor().inEventLoop()) {
+                onResponse(ctx, slot, request, body, error);
+            } else {
+                ctx.executor().execute(() -> onResponse(ctx, slot, request, body, error));
+            }
+        });
+    }
+
+    private void onUnsupported(ChannelHandlerContext ctx, RequestFrame request) {
+        if (request.header().apiKey() == ApiKey.API_VERSIONS.id()) {
+            // KIP-511: answer an unknown ApiVersions version in v0 format so the client can downgrade.
+            Slot slot = enqueue(ctx);
+            slot.ready = true;
+            slot.parts = List.of(Unpooled.wrappedBuffer(
+                    ProtocolCodec.encodeUnsupportedVersionResponse(request.header())));
+            flushReady(ctx);
+            return;
+        }
+        closeWithReason(ctx, "unsupported api key " + request.header().apiKey() + " version "
+                + request.header().apiVersion());
+    }
+
+    private Slot enqueue(ChannelHandlerContext ctx) {
+        Slot slot = new Slot();
+        inflight.addLast(slot);
+        if (inflight.size() >= inflightMax) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        return slot;
+    }
+
+    private void onResponse(ChannelHandlerContext ctx, Slot slot, RequestFrame request, Struct body,
+            Throwable error) {
+        if (closed) {
+            return;
+        }
+        if (error != null) {
+            LOG.error("connection {} from {}: {} v{} failed; closing the connection", context.connectionId(),
+                    context.clientAddress(), request.apiKey(), request.apiVersion(), error);
+            closeQuietly(ctx);
+            return;
+        }
+        slot.ready = true;
+        if (body != null) {
+            slot.parts = encode(ctx, request, body);
+            if (slot.parts == null) {
+                return;
+            }
+        }
+        flushReady(ctx);
+    }
+
+    private List<Object> encode(ChannelHandlerContext ctx, RequestFrame request, Struct body) {
+        int frameBytes = ProtocolCodec.responseFrameBytes(request.header(), body);
+        NettyResponseSink sink = new NettyResponseSink(ctx.alloc(), frameBytes);
+        try {
+            ProtocolCodec.writeResponse(request.header(), body, sink);
+            return sink.finish();
+        } catch (RuntimeException e) {
+            sink.discard();
+            LOG.error("connection {}: cannot encode {} v{} response; closing the connection",
+                    context.connectionId(), request.apiKey(), request.apiVersion(), e);
+            closeQuietly(ctx);
+            return null;
+        }
+    }
+
+    private void flushReady(ChannelHandlerContext ctx) {
+        boolean wrote = false;
+        while (!inflight.isEmpty() && inflight.peekFirst().ready) {
+            Slot slot = inflight.removeFirst();
+            if (slot.parts != null) {
+                for (Object part : slot.parts) {
+                    ctx.write(part, ctx.voidPromise());
+                }
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (inflight.size() < inflightMax && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            closeWithReason(ctx, "bad frame: " + cause.getMessage());
+        } else {
+            closeWithReason(ctx, cause.toString());
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        for (Slot slot : inflight) {
+            if (slot.parts != null) {
+                slot.parts.forEach(ReferenceCountUtil::release);
+            }
+        }
+        inflight.clear();
+        ctx.fireChannelInactive();
+    }
+
+    private void closeWithReason(ChannelHandlerContext ctx, String reason) {
+        if (!closed) {
+            LOG.warn("connection {} from {} closed: {}", context.connectionId(), context.clientAddress(), reason);
+        }
+        closeQuietly(ctx);
+    }
+
+    private void closeQuietly(ChannelHandlerContext ctx) {
+        closed = true;
+        ctx.close();
+    }
+}
