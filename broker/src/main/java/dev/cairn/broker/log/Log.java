@@ -1,0 +1,666 @@
+package dev.cairn.broker.log;
+
+import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
+
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.broker.io.StorageException;
+import dev.cairn.protocol.record.RecordBatch;
+import dev.cairn.protocol.record.RecordBatchDescriptor;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The log of one partition: a directory of {@link Segment}s, the last of which (the active segment) takes
+ * appends. See the package documentation for the flush guarantees and {@link Segment} for the file layout.
+ *
+ * <p><b>Threads.</b> Single writer: every mutating call ({@link #append}, {@link #roll}, {@link #flush},
+ * {@link #truncateTo}, retention, {@link #close}) must come from one thread, the first one that mutates;
+ * this is checked on every call and a violation raises {@link InvariantViolation}. A deliberate handover
+ * (for example a new Ratis state machine updater thread) calls {@link #claimWriter()} after a happens-before
+ * edge with the old writer. {@link #read} and the offset lookups may run on any thread: they see only what
+ * is published through the volatile {@link #logEndOffset()}, never a half-written batch. Truncation and
+ * retention are not fenced against readers: a reader racing them gets an {@link OffsetOutOfRangeException}
+ * or a {@link StorageException}; in Cairn readers stop at the high watermark and only uncommitted suffixes
+ * are ever truncated, so the race does not arise for committed data.
+ *
+ * <p><b>Failures.</b> I/O failures surface as {@link StorageException}. A failed append leaves the log as it
+ * was (no partial batch, same log end offset) and, after a full disk, appends work again once space
+ * returns. When the log cannot restore its own consistency (the cut-back after a failed write failed, or an
+ * fsync failed) it goes offline: every later mutation throws until the log is reopened, which recovers it.
+ *
+ * <p>Everything here is derived state that could be rebuilt by replaying the Raft log from a snapshot.
+ */
+public final class Log implements Closeable {
+    private static final long UNSET_MS = Long.MIN_VALUE;
+
+    private final FileIo io;
+    private final Path directory;
+    private final LogConfig config;
+    private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
+    private final RecoveryCheckpoint checkpoint;
+    private final RecordBatch appendBatch = new RecordBatch();
+    /** Segments removed by retention or truncation; their files are closed on the next retention pass. */
+    private final List<Segment> retired = new ArrayList<>();
+    private Segment active;
+    private volatile long logStartOffset;
+    private volatile long logEndOffset;
+    private volatile long flushedOffset;
+    private volatile Thread writer;
+    private volatile StorageException failure;
+    private long unflushedSinceMs = UNSET_MS;
+
+    private Log(FileIo io, Path directory, LogConfig config, RecoveryCheckpoint checkpoint) {
+        this.io = io;
+        this.directory = directory;
+        this.config = config;
+        this.checkpoint = checkpoint;
+    }
+
+    /**
+     * Opens (creating if needed) the log in {@code directory} and recovers it: inactive segments load their
+     * indexes (or are rescanned strictly when an index is missing or bad); the active segment is scanned batch
+     * by batch and a torn or corrupt tail beyond the recovery point is truncated. Damage to flushed data
+     * raises {@link LogCorruptionException}. Ends with the recovered log forced to disk.
+     */
+    public static Log open(FileIo io, Path directory, LogConfig config) {
+        config.validate();
+        RecoveryCheckpoint checkpoint = null;
+        try {
+            io.createDirectories(directory);
+            checkpoint = new RecoveryCheckpoint(io, directory);
+            Log log = new Log(io, directory, config, checkpoint);
+            log.load();
+            return log;
+        } catch (IOException e) {
+            closeQuietly(checkpoint);
+            throw new StorageException("cannot open log " + directory, e);
+        } catch (StorageException e) {
+            closeQuietly(checkpoint);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(RecoveryCheckpoint checkpoint) {
+        if (checkpoint != null) {
+            try {
+                checkpoint.close();
+            } catch (IOException ignored) {
+                // Already failing with the more useful exception.
+            }
+        }
+    }
+
+    private void load() throws IOException {
+        TreeSet<Long> baseOffsets = new TreeSet<>();
+        List<Path> files = io.list(directory);
+        for (Path file : files) {
+            long base = SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.LOG_SUFFIX);
+            if (base >= 0) {
+                baseOffsets.add(base);
+            }
+        }
+        for (Path file : files) {
+            long base = Math.max(SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX),
+                    SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX));
+            if (base >= 0 && !baseOffsets.contains(base)) {
+                io.delete(file);
+            }
+        }
+        RecoveryCheckpoint.State state = checkpoint.read();
+        long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
+        if (baseOffsets.isEmpty()) {
+            long start = Math.max(0, recoveryOffset);
+            Segment segment = Segment.open(io, directory, start, config);
+            segment.recover();
+            io.fsyncDirectory(directory);
+            segments.put(start, segment);
+        }
+        try {
+            Long previous = null;
+            for (long base : baseOffsets) {
+                if (previous != null) {
+                    loadInactive(previous, base);
+                }
+                previous = base;
+            }
+            if (previous != null) {
+                loadActive(previous, state);
+            }
+        } catch (IOException | StorageException e) {
+            for (Segment segment : segments.values()) {
+                segment.close();
+            }
+            throw e;
+        }
+        active = segments.lastEntry().getValue();
+        logStartOffset = segments.firstKey();
+        logEndOffset = active.nextOffset();
+        active.flush();
+        checkpoint.write(logEndOffset, false);
+        flushedOffset = logEndOffset;
+    }
+
+    private void loadInactive(long base, long nextBase) throws IOException {
+        Segment segment = Segment.open(io, directory, base, config);
+        segments.put(base, segment);
+        if (segment.loadIndexes(nextBase)) {
+            return;
+        }
+        Segment.ScanResult result = segment.recover();
+        if (!result.isComplete()) {
+            throw new LogCorruptionException(segment.logPath(), result.validBytes(),
+                    result.problem() + " (inactive segment; offsets up to " + nextBase + " had been flushed)");
+        }
+        if (result.nextOffset() != nextBase) {
+            throw new LogCorruptionException(segment.logPath(), result.validBytes(), "segment ends at offset "
+                    + result.nextOffset() + " but the next segment starts at " + nextBase);
+        }
+        segment.writeIndexes();
+    }
+
+    private void loadActive(long base, RecoveryCheckpoint.State state) throws IOException {
+        Segment segment = Segment.open(io, directory, base, config);
+        segments.put(base, segment);
+        long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
+        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset)) {
+            return;
+        }
+        Segment.ScanResult result = segment.recover();
+        if (!result.isComplete()) {
+            if (result.nextOffset() < recoveryOffset) {
+                throw new LogCorruptionException(segment.logPath(), result.validBytes(), result.problem()
+                        + " (at offset " + result.nextOffset() + ", below the recovery point " + recoveryOffset + ")");
+            }
+            segment.truncateFile(result.validBytes());
+        }
+        if (recoveryOffset > segment.nextOffset()) {
+            throw new LogCorruptionException(segment.logPath(), segment.sizeBytes(), "log ends at offset "
+                    + segment.nextOffset() + " but offsets up to " + recoveryOffset + " had been flushed");
+        }
+    }
+
+    // ---------------------------------------------------------------- writer
+
+    /**
+     * Appends one record batch whose base offset has been assigned (it must equal {@link #logEndOffset()}),
+     * rolling first when the active segment is full. Returns the new log end offset. Flushes when the
+     * configured number of unflushed offsets is reached.
+     *
+     * @param batch exactly one RecordBatch v2, from its position to its limit; not modified
+     * @throws StorageException when the write fails (the log is unchanged; retry after a full disk clears)
+     */
+    public long append(ByteBuffer batch) {
+        checkWriter();
+        checkHealthy();
+        RecordBatch record = appendBatch.wrap(batch, batch.position());
+        int sizeBytes = record.sizeInBytes();
+        long baseOffset = record.baseOffset();
+        long lastOffset = record.lastOffset();
+        Invariant.check(sizeBytes == batch.remaining(), "append of %d bytes holds a batch of %d bytes",
+                batch.remaining(), sizeBytes);
+        Invariant.check(record.magic() == RecordBatchDescriptor.MAGIC_V2, "append of batch with magic %d",
+                record.magic());
+        Invariant.check(baseOffset == logEndOffset, "batch base offset %d != log end offset %d", baseOffset,
+                logEndOffset);
+        Invariant.check(record.lastOffsetDelta() >= 0, "negative last offset delta %d", record.lastOffsetDelta());
+        assert record.isChecksumValid() : "append of a batch with a bad CRC at offset " + baseOffset;
+        if (shouldRoll(sizeBytes, lastOffset)) {
+            roll();
+        }
+        try {
+            active.append(batch, baseOffset, lastOffset, record.maxTimestamp());
+        } catch (IOException e) {
+            StorageException error = new StorageException("append of offsets " + baseOffset + ".." + lastOffset
+                    + " to " + active.logPath() + " failed", e);
+            if (!isActiveFileConsistent()) {
+                failure = error;
+            }
+            throw error;
+        }
+        logEndOffset = lastOffset + 1;
+        if (logEndOffset - flushedOffset >= config.flushIntervalMessages()) {
+            flush();
+        }
+        return logEndOffset;
+    }
+
+    private boolean isActiveFileConsistent() {
+        try {
+            return active.logFile().size() == active.sizeBytes();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private boolean shouldRoll(int sizeBytes, long lastOffset) {
+        if (active.isEmpty()) {
+            return false;
+        }
+        return active.sizeBytes() + (long) sizeBytes > config.segmentBytes() || active.isOffsetIndexFull()
+                || lastOffset - active.baseOffset() > SegmentDescriptor.RELATIVE_OFFSET_MAX;
+    }
+
+    /** Rolls when the active segment's first batch is older than {@code segment.ms}; true if it rolled. */
+    public boolean maybeRoll(long nowMs) {
+        checkWriter();
+        long first = active.firstBatchTimestamp();
+        if (active.isEmpty() || first == NO_TIMESTAMP || nowMs - first <= config.segmentMs()) {
+            return false;
+        }
+        return roll();
+    }
+
+    /**
+     * Closes the active segment (fsync, final index entries, index files written) and starts a new one at the
+     * log end offset. Does nothing (returns false) when the active segment is empty.
+     */
+    public boolean roll() {
+        checkWriter();
+        checkHealthy();
+        if (active.isEmpty()) {
+            return false;
+        }
+        long base = logEndOffset;
+        try {
+            active.onBecomeInactive();
+        } catch (IOException e) {
+            // The segment stays active; its half-written index files are ignored and rebuilt on recovery.
+            throw new StorageException("cannot roll " + active.logPath(), e);
+        }
+        Segment next;
+        try {
+            next = Segment.open(io, directory, base, config);
+            next.recover();
+            Invariant.check(next.isEmpty(), "new segment %d is not empty", base);
+            io.fsyncDirectory(directory);
+        } catch (IOException e) {
+            try {
+                io.delete(SegmentDescriptor.logFile(directory, base));
+            } catch (IOException deleteFailure) {
+                e.addSuppressed(deleteFailure);
+            }
+            throw new StorageException("cannot create segment " + base + " in " + directory, e);
+        }
+        segments.put(base, next);
+        active = next;
+        // The old segment was forced: everything below the new base offset is on disk.
+        flushedOffset = base;
+        return true;
+    }
+
+    /** Forces the active segment and records the recovery point; afterwards nothing appended is lost. */
+    public void flush() {
+        checkWriter();
+        checkHealthy();
+        long end = logEndOffset;
+        if (flushedOffset == end) {
+            return;
+        }
+        try {
+            active.flush();
+            checkpoint.write(end, false);
+        } catch (IOException e) {
+            // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
+            StorageException error = new StorageException("fsync of " + active.logPath() + " failed", e);
+            failure = error;
+            throw error;
+        }
+        flushedOffset = end;
+    }
+
+    /**
+     * Flushes when data has stayed unflushed for {@code flush.ms}; the age is measured from the first call
+     * that found unflushed data. True if it flushed.
+     */
+    public boolean maybeFlush(long nowMs) {
+        checkWriter();
+        if (logEndOffset == flushedOffset) {
+            unflushedSinceMs = UNSET_MS;
+            return false;
+        }
+        if (unflushedSinceMs == UNSET_MS) {
+            unflushedSinceMs = nowMs;
+        }
+        if (nowMs - unflushedSinceMs < config.flushIntervalMs()) {
+            return false;
+        }
+        flush();
+        unflushedSinceMs = UNSET_MS;
+        return true;
+    }
+
+    /** The periodic duties of the writer: roll by age and flush by time. */
+    public void tick(long nowMs) {
+        maybeRoll(nowMs);
+        maybeFlush(nowMs);
+    }
+
+    /**
+     * Applies retention: deletes the oldest inactive segments whose newest batch is older than
+     * {@code retention.ms} (segments without timestamps are kept), then the oldest while the log exceeds
+     * {@code retention.bytes}. Advances the log start offset; returns the number of segments deleted.
+     */
+    public int deleteExpired(long nowMs) {
+        checkWriter();
+        checkHealthy();
+        closeRetired();
+        int deleted = 0;
+        try {
+            if (config.retentionMs() != LogConfig.RETENTION_UNLIMITED) {
+                while (segments.size() > 1) {
+                    long newest = segments.firstEntry().getValue().maxTimestamp();
+                    if (newest == NO_TIMESTAMP || nowMs - newest <= config.retentionMs()) {
+                        break;
+                    }
+                    deleteOldest();
+                    deleted++;
+                }
+            }
+            if (config.retentionBytes() != LogConfig.RETENTION_UNLIMITED) {
+                long total = sizeBytes();
+                while (segments.size() > 1 && total - segments.firstEntry().getValue().sizeBytes()
+                        >= config.retentionBytes()) {
+                    total -= deleteOldest();
+                    deleted++;
+                }
+            }
+            if (deleted > 0) {
+                io.fsyncDirectory(directory);
+            }
+        } catch (IOException e) {
+            throw new StorageException("retention in " + directory + " failed", e);
+        }
+        return deleted;
+    }
+
+    private int deleteOldest() throws IOException {
+        Map.Entry<Long, Segment> oldest = segments.firstEntry();
+        Segment segment = oldest.getValue();
+        // Publish the new start first, so a concurrent reader answers out-of-range rather than missing a file.
+        logStartOffset = segments.higherKey(oldest.getKey());
+        segments.remove(oldest.getKey());
+        retired.add(segment);
+        segment.deleteFiles();
+        return segment.sizeBytes();
+    }
+
+    /**
+     * Removes every batch at or above {@code offset}; a batch that contains {@code offset} is removed whole.
+     * Returns the new log end offset (at most {@code offset}). An offset at or below the log start offset
+     * empties the log and restarts it at {@code offset}. Used when a Raft replay or snapshot rewinds the log.
+     */
+    public long truncateTo(long offset) {
+        checkWriter();
+        checkHealthy();
+        if (offset >= logEndOffset) {
+            return logEndOffset;
+        }
+        if (offset <= logStartOffset) {
+            truncateFullyAndStartAt(offset);
+            return offset;
+        }
+        Segment target = segments.floorEntry(offset).getValue();
+        try {
+            // Lower the recovery point first, so a crash midway is never mistaken for lost flushed data.
+            long lowered = Math.min(flushedOffset, target.baseOffset());
+            checkpoint.write(lowered, false);
+            flushedOffset = lowered;
+            while (segments.lastKey() > target.baseOffset()) {
+                Segment newest = segments.pollLastEntry().getValue();
+                retired.add(newest);
+                newest.deleteFiles();
+            }
+            io.fsyncDirectory(directory);
+            active = target;
+            long end = target.truncateTo(offset);
+            logEndOffset = end;
+            checkpoint.write(end, false);
+            flushedOffset = end;
+            return end;
+        } catch (IOException e) {
+            StorageException error = new StorageException("truncation of " + directory + " to " + offset + " failed",
+                    e);
+            failure = error;
+            throw error;
+        }
+    }
+
+    /**
+     * Deletes every segment and restarts the log, empty, at {@code startOffset} (snapshot installation). Not
+     * atomic: after a crash midway the log is empty at the old recovery point or at {@code startOffset}, and
+     * the caller repeats the installation.
+     */
+    public void truncateFullyAndStartAt(long startOffset) {
+        checkWriter();
+        checkHealthy();
+        Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
+        try {
+            checkpoint.write(Math.min(flushedOffset, logStartOffset), false);
+            while (!segments.isEmpty()) {
+                Segment newest = segments.pollLastEntry().getValue();
+                retired.add(newest);
+                newest.deleteFiles();
+            }
+            io.fsyncDirectory(directory);
+            checkpoint.write(startOffset, false);
+            Segment fresh = Segment.open(io, directory, startOffset, config);
+            fresh.recover();
+            Invariant.check(fresh.isEmpty(), "restarted segment %d is not empty", startOffset);
+            io.fsyncDirectory(directory);
+            segments.put(startOffset, fresh);
+            active = fresh;
+            logStartOffset = startOffset;
+            logEndOffset = startOffset;
+            flushedOffset = startOffset;
+        } catch (IOException e) {
+            StorageException error = new StorageException("restart of " + directory + " at " + startOffset
+                    + " failed", e);
+            failure = error;
+            throw error;
+        }
+    }
+
+    /** Makes the calling thread the log's single writer (a deliberate handover). */
+    public void claimWriter() {
+        writer = Thread.currentThread();
+    }
+
+    /** Closes cleanly: final index entries and index files of the active segment, fsync, clean checkpoint. */
+    @Override
+    public void close() {
+        checkWriter();
+        IOException error = null;
+        if (failure == null) {
+            try {
+                active.onBecomeInactive();
+                checkpoint.write(logEndOffset, true);
+            } catch (IOException e) {
+                error = e;
+            }
+        }
+        closeRetired();
+        for (Segment segment : segments.values()) {
+            try {
+                segment.close();
+            } catch (IOException e) {
+                error = error == null ? e : error;
+            }
+        }
+        try {
+            checkpoint.close();
+        } catch (IOException e) {
+            error = error == null ? e : error;
+        }
+        if (error != null) {
+            throw new StorageException("close of " + directory + " failed", error);
+        }
+    }
+
+    private void closeRetired() {
+        for (Segment segment : retired) {
+            try {
+                segment.close();
+            } catch (IOException ignored) {
+                // The files are already unlinked; a failing close leaks nothing that matters.
+            }
+        }
+        retired.clear();
+    }
+
+    // ---------------------------------------------------------------- readers
+
+    /**
+     * Reads whole batches from one segment, starting with the batch that contains {@code fetchOffset}: that
+     * batch is always returned whole (even beyond {@code maxBytes}), further batches while the slice stays
+     * within {@code maxBytes} and the batches end below {@code upToOffset} (the high watermark). Returns an
+     * empty slice at the log end or when the first batch is not below {@code upToOffset}. Safe on any thread.
+     *
+     * @throws OffsetOutOfRangeException when {@code fetchOffset} is below the log start or above the log end
+     */
+    public LogSlice read(long fetchOffset, int maxBytes, long upToOffset) {
+        long end = logEndOffset;
+        long start = logStartOffset;
+        if (fetchOffset < start || fetchOffset > end) {
+            throw new OffsetOutOfRangeException(fetchOffset, start, end);
+        }
+        long limit = Math.min(upToOffset, end);
+        if (fetchOffset >= limit) {
+            return LogSlice.empty(fetchOffset);
+        }
+        Map.Entry<Long, Segment> entry = segments.floorEntry(fetchOffset);
+        if (entry == null) {
+            throw new OffsetOutOfRangeException(fetchOffset, logStartOffset, logEndOffset);
+        }
+        Segment segment = entry.getValue();
+        if (fetchOffset >= segment.nextOffset()) {
+            // The offset sits exactly at a segment boundary: continue in the next segment.
+            Map.Entry<Long, Segment> next = segments.higherEntry(entry.getKey());
+            if (next == null) {
+                return LogSlice.empty(fetchOffset);
+            }
+            segment = next.getValue();
+        }
+        try {
+            return segment.read(fetchOffset, maxBytes, limit);
+        } catch (IOException e) {
+            throw new StorageException("read of offset " + fetchOffset + " from " + segment.logPath() + " failed", e);
+        }
+    }
+
+    /** The offset of the first batch whose max timestamp is at or above {@code timestampMs} (batch granularity). */
+    public OptionalLong offsetForTimestamp(long timestampMs) {
+        for (Segment segment : segments.values()) {
+            if (segment.maxTimestamp() != NO_TIMESTAMP && segment.maxTimestamp() >= timestampMs) {
+                try {
+                    long offset = segment.offsetForTimestamp(timestampMs);
+                    if (offset >= 0) {
+                        return OptionalLong.of(offset);
+                    }
+                } catch (IOException e) {
+                    throw new StorageException("timestamp lookup in " + segment.logPath() + " failed", e);
+                }
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Scans every segment (CRC-32C, lengths, dense offsets) without changing anything: an operator's or test's
+     * deep check. Throws {@link LogCorruptionException} naming the first damaged file and position.
+     */
+    public void verify() {
+        checkWriter();
+        for (Segment segment : segments.values()) {
+            try {
+                Segment copy = Segment.open(io, directory, segment.baseOffset(), config);
+                Segment.ScanResult result;
+                try {
+                    result = copy.recover();
+                } finally {
+                    copy.close();
+                }
+                if (!result.isComplete()) {
+                    throw new LogCorruptionException(segment.logPath(), result.validBytes(), result.problem());
+                }
+                if (result.validBytes() != segment.sizeBytes()) {
+                    throw new LogCorruptionException(segment.logPath(), result.validBytes(),
+                            "scan found " + result.validBytes() + " bytes, log holds " + segment.sizeBytes());
+                }
+            } catch (IOException e) {
+                throw new StorageException("verification of " + segment.logPath() + " failed", e);
+            }
+        }
+    }
+
+    /** The first offset still in the log (ListOffsets EARLIEST). */
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    /** One past the last appended offset (ListOffsets LATEST); published after the batch is in the file. */
+    public long logEndOffset() {
+        return logEndOffset;
+    }
+
+    /** Offsets below this are on disk (fsynced) and survive a crash. */
+    public long flushedOffset() {
+        return flushedOffset;
+    }
+
+    public long sizeBytes() {
+        long total = 0;
+        for (Segment segment : segments.values()) {
+            total += segment.sizeBytes();
+        }
+        return total;
+    }
+
+    public List<Long> segmentBaseOffsets() {
+        return new ArrayList<>(segments.keySet());
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    /** Whether an earlier failure took the log offline (reopen to recover). */
+    public boolean isOffline() {
+        return failure != null;
+    }
+
+    private void checkWriter() {
+        Thread current = Thread.currentThread();
+        Thread owner = writer;
+        if (owner == null) {
+            writer = current;
+            return;
+        }
+        Invariant.check(owner == current, "log %s has single writer %s, called from %s", directory, owner.getName(),
+                current.getName());
+    }
+
+    private void checkHealthy() {
+        StorageException cause = failure;
+        if (cause != null) {
+            throw new StorageException("log " + directory + " is offline after an earlier failure", cause);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Log[" + directory + ", offsets " + logStartOffset + ".." + logEndOffset + ", " + segments.size()
+                + " segments]";
+    }
+}

@@ -1,0 +1,481 @@
+package dev.cairn.broker.log;
+
+import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_MIN;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.LOG_OVERHEAD_BYTES;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_V2;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+
+import dev.cairn.broker.io.FileHandle;
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.protocol.record.RecordBatch;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * One segment of a partition's log: a {@code .log} file of record batches plus its sparse {@link OffsetIndex}
+ * and {@link TimeIndex}.
+ *
+ * <pre>
+ *  &lt;dir&gt;/00000000000000000000.log        &lt;dir&gt;/00000000000000004711.log    (20-digit base offset)
+ *  +---------------------+---------------------+-----+---------------------+
+ *  | batch baseOffset=B  | batch B+n1          | ... | batch ...           |   RecordBatch v2 exactly as sent
+ *  | (61-byte header +   |                     |     |                     |   on the wire after offset
+ *  |  records)           |                     |     |                     |   assignment, back to back
+ *  +---------------------+---------------------+-----+---------------------+
+ *  0                     size(batch 1)                                size &lt;= segment.bytes &lt;= 2^31-1
+ * </pre>
+ *
+ * <p>No file header and no padding: the first batch's baseOffset equals the base offset in the file name,
+ * and each next batch starts at the previous batch's lastOffset + 1 (offsets are dense). Each batch carries
+ * its own CRC-32C over attributes..end (see {@code RecordBatchDescriptor}); baseOffset, length, leader epoch
+ * and magic are outside the CRC, so recovery also checks that length fits the file, magic is 2 and offsets
+ * are dense. After a crash the active segment is scanned batch by batch: a torn or corrupt tail beyond the
+ * flushed point is truncated and the indexes are rebuilt; damage inside flushed data, or inside any inactive
+ * segment (which is fsynced when it is rolled), raises {@link LogCorruptionException}.
+ *
+ * <p>Threads: the {@link Log}'s single writer appends; fetch readers read up to the published
+ * {@link #sizeBytes()}, through positional reads that do not disturb the writer.
+ */
+final class Segment {
+    private final FileIo io;
+    private final Path directory;
+    private final long baseOffset;
+    private final FileHandle log;
+    private final int indexIntervalBytes;
+    private final int offsetIndexEntriesMax;
+    private OffsetIndex offsetIndex;
+    private TimeIndex timeIndex;
+    /** Bytes of whole batches, published to readers after each append. */
+    private volatile int sizeBytes;
+    private volatile long nextOffset;
+    private volatile long maxTimestamp = NO_TIMESTAMP;
+    private long offsetOfMaxTimestamp;
+    private long firstBatchTimestamp = NO_TIMESTAMP;
+    private int bytesSinceLastIndexEntry;
+
+    private Segment(FileIo io, Path directory, long baseOffset, FileHandle log, LogConfig config) {
+        this.io = io;
+        this.directory = directory;
+        this.baseOffset = baseOffset;
+        this.log = log;
+        this.indexIntervalBytes = config.indexIntervalBytes();
+        this.offsetIndexEntriesMax = config.offsetIndexEntriesMax();
+        this.offsetIndex = new OffsetIndex(baseOffset, offsetIndexEntriesMax);
+        this.timeIndex = new TimeIndex(baseOffset);
+        this.nextOffset = baseOffset;
+        this.offsetOfMaxTimestamp = baseOffset;
+    }
+
+    /** Opens the files of a segment (creating an empty {@code .log} when absent); state is set by a load. */
+    static Segment open(FileIo io, Path directory, long baseOffset, LogConfig config) throws IOException {
+        FileHandle log = io.open(SegmentDescriptor.logFile(directory, baseOffset));
+        return new Segment(io, directory, baseOffset, log, config);
+    }
+
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    int sizeBytes() {
+        return sizeBytes;
+    }
+
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    long firstBatchTimestamp() {
+        return firstBatchTimestamp;
+    }
+
+    boolean isEmpty() {
+        return sizeBytes == 0;
+    }
+
+    boolean isOffsetIndexFull() {
+        return offsetIndex.isFull();
+    }
+
+    Path logPath() {
+        return log.path();
+    }
+
+    FileHandle logFile() {
+        return log;
+    }
+
+    /** Appends one validated batch at the end; on failure the file is cut back and nothing is published. */
+    void append(ByteBuffer batch, long batchBaseOffset, long lastOffset, long batchMaxTimestamp)
+            throws IOException {
+        Invariant.check(batchBaseOffset == nextOffset, "segment %d: batch base offset %d, next offset %d",
+                baseOffset, batchBaseOffset, nextOffset);
+        int position = sizeBytes;
+        int size = batch.remaining();
+        try {
+            log.write(batch.duplicate(), position);
+        } catch (IOException e) {
+            // A partial write (disk full) must not survive: cut the file back to the last whole batch.
+            try {
+                log.truncate(position);
+            } catch (IOException truncateFailure) {
+                e.addSuppressed(truncateFailure);
+            }
+            throw e;
+        }
+        onBatch(position, size, batchBaseOffset, lastOffset, batchMaxTimestamp);
+    }
+
+    private void onBatch(int position, int size, long batchBaseOffset, long lastOffset, long batchMaxTimestamp) {
+        if (position == 0) {
+            firstBatchTimestamp = batchMaxTimestamp;
+        }
+        if (batchMaxTimestamp > maxTimestamp) {
+            maxTimestamp = batchMaxTimestamp;
+            offsetOfMaxTimestamp = batchBaseOffset;
+        }
+        if (position > 0 && bytesSinceLastIndexEntry >= indexIntervalBytes && !offsetIndex.isFull()) {
+            offsetIndex.append(batchBaseOffset, position);
+            timeIndex.maybeAppend(maxTimestamp, offsetOfMaxTimestamp);
+            bytesSinceLastIndexEntry = 0;
+        }
+        bytesSinceLastIndexEntry += size;
+        sizeBytes = position + size;
+        nextOffset = lastOffset + 1;
+    }
+
+    /** Forces the log file. */
+    void flush() throws IOException {
+        log.force();
+    }
+
+    /** Called when the segment stops being active: final time index entry, fsync, index files written. */
+    void onBecomeInactive() throws IOException {
+        timeIndex.maybeAppend(maxTimestamp, offsetOfMaxTimestamp);
+        log.force();
+        writeIndexes();
+    }
+
+    void writeIndexes() throws IOException {
+        try (FileHandle file = io.open(SegmentDescriptor.offsetIndexFile(directory, baseOffset))) {
+            offsetIndex.writeTo(file);
+        }
+        try (FileHandle file = io.open(SegmentDescriptor.timeIndexFile(directory, baseOffset))) {
+            timeIndex.writeTo(file);
+        }
+    }
+
+    /**
+     * Loads the index files of a segment whose log is trusted to end at {@code expectedNextOffset}. Returns
+     * false when an index is missing or fails its sanity check; the caller then recovers the segment.
+     */
+    boolean loadIndexes(long expectedNextOffset) throws IOException {
+        Path offsetIndexPath = SegmentDescriptor.offsetIndexFile(directory, baseOffset);
+        Path timeIndexPath = SegmentDescriptor.timeIndexFile(directory, baseOffset);
+        long logBytes = log.size();
+        if (!io.exists(offsetIndexPath) || !io.exists(timeIndexPath) || logBytes > SegmentDescriptor.SEGMENT_BYTES_MAX
+                || logBytes < HEADER_BYTES || expectedNextOffset <= baseOffset) {
+            return false;
+        }
+        OffsetIndex loadedOffsets;
+        try (FileHandle file = io.open(offsetIndexPath)) {
+            loadedOffsets = OffsetIndex.load(file, baseOffset, offsetIndexEntriesMax, logBytes, expectedNextOffset);
+        }
+        TimeIndex loadedTimes;
+        try (FileHandle file = io.open(timeIndexPath)) {
+            loadedTimes = TimeIndex.load(file, baseOffset, expectedNextOffset);
+        }
+        if (loadedOffsets == null || loadedTimes == null || loadedTimes.count() == 0) {
+            return false;
+        }
+        // Walk the batch headers after the last entry: they must be dense, start at the offset the entry
+        // claims, and end exactly at the end of the file with the expected next offset.
+        int last = loadedOffsets.count() - 1;
+        int position = last < 0 ? 0 : loadedOffsets.positionAt(last);
+        long expected = last < 0 ? baseOffset : loadedOffsets.offsetAt(last);
+        BatchHeader header = new BatchHeader();
+        while (position < logBytes) {
+            if (!header.tryRead(position, (int) logBytes) || header.baseOffset != expected) {
+                return false;
+            }
+            position += header.sizeBytes;
+            expected = header.lastOffset + 1;
+        }
+        if (position != logBytes || expected != expectedNextOffset || !header.tryRead(0, (int) logBytes)
+                || header.baseOffset != baseOffset) {
+            return false;
+        }
+        offsetIndex = loadedOffsets;
+        timeIndex = loadedTimes;
+        firstBatchTimestamp = header.maxTimestamp;
+        maxTimestamp = loadedTimes.lastTimestamp();
+        offsetOfMaxTimestamp = loadedTimes.lastOffset();
+        bytesSinceLastIndexEntry = (int) logBytes - loadedOffsets.lastPosition();
+        sizeBytes = (int) logBytes;
+        nextOffset = expectedNextOffset;
+        return true;
+    }
+
+    /**
+     * Scans the whole {@code .log} batch by batch (length, magic, CRC-32C, dense offsets), rebuilding both
+     * indexes and the in-memory state from the valid prefix. The file itself is not modified.
+     */
+    ScanResult recover() throws IOException {
+        offsetIndex = new OffsetIndex(baseOffset, offsetIndexEntriesMax);
+        timeIndex = new TimeIndex(baseOffset);
+        sizeBytes = 0;
+        nextOffset = baseOffset;
+        maxTimestamp = NO_TIMESTAMP;
+        offsetOfMaxTimestamp = baseOffset;
+        firstBatchTimestamp = NO_TIMESTAMP;
+        bytesSinceLastIndexEntry = 0;
+        long fileBytes = log.size();
+        BatchReader reader = new BatchReader(log, fileBytes);
+        RecordBatch batch = new RecordBatch();
+        int position = 0;
+        long expectedOffset = baseOffset;
+        while (position < fileBytes) {
+            if (!reader.fill(position, LOG_OVERHEAD_BYTES)) {
+                return ScanResult.invalid(position, expectedOffset, "incomplete batch header at end of file");
+            }
+            int length = reader.buffer().getInt(reader.offsetOf(position) + LENGTH_OFFSET);
+            long end = position + (long) LOG_OVERHEAD_BYTES + length;
+            if (length < LENGTH_MIN) {
+                return ScanResult.invalid(position, expectedOffset, "batch length " + length + " below " + LENGTH_MIN);
+            }
+            if (end > fileBytes || end > SegmentDescriptor.SEGMENT_BYTES_MAX) {
+                return ScanResult.invalid(position, expectedOffset,
+                        "batch of " + (length + LOG_OVERHEAD_BYTES) + " bytes runs past end of file " + fileBytes);
+            }
+            reader.fill(position, length + LOG_OVERHEAD_BYTES);
+            batch.wrap(reader.buffer(), reader.offsetOf(position));
+            String problem = checkBatch(batch, expectedOffset);
+            if (problem != null) {
+                return ScanResult.invalid(position, expectedOffset, problem);
+            }
+            onBatch(position, batch.sizeInBytes(), batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp());
+            position = (int) end;
+            expectedOffset = batch.lastOffset() + 1;
+        }
+        Invariant.check(position == sizeBytes, "recovered position %d != valid bytes %d", position, sizeBytes);
+        return ScanResult.valid(position, expectedOffset);
+    }
+
+    private String checkBatch(RecordBatch batch, long expectedOffset) {
+        if (batch.magic() != MAGIC_V2) {
+            return "magic " + batch.magic() + ", expected " + MAGIC_V2;
+        }
+        if (!batch.isChecksumValid()) {
+            return String.format("CRC-32C mismatch: stored %08x, computed %08x", batch.checksum(),
+                    batch.computeChecksum());
+        }
+        if (batch.baseOffset() != expectedOffset) {
+            return "base offset " + batch.baseOffset() + ", expected " + expectedOffset;
+        }
+        if (batch.lastOffsetDelta() < 0 || batch.lastOffset() - baseOffset > SegmentDescriptor.RELATIVE_OFFSET_MAX) {
+            return "last offset delta " + batch.lastOffsetDelta() + " out of range";
+        }
+        return null;
+    }
+
+    /** Cuts the log file to {@code validBytes} (after a recovery found a torn tail) and forces it. */
+    void truncateFile(int validBytes) throws IOException {
+        Invariant.check(validBytes == sizeBytes, "truncating to %d, recovered %d", validBytes, sizeBytes);
+        log.truncate(validBytes);
+        log.force();
+    }
+
+    /**
+     * Removes every batch from the one containing {@code offset} on, forcing the file. Returns the new next
+     * offset (the base offset of the first removed batch, or the old next offset when nothing was removed).
+     */
+    long truncateTo(long offset) throws IOException {
+        if (offset >= nextOffset) {
+            return nextOffset;
+        }
+        BatchHeader header = new BatchHeader();
+        int position = offset <= baseOffset ? 0 : seek(header, offset, sizeBytes);
+        long newNextOffset = position == 0 ? baseOffset : header.baseOffset;
+        log.truncate(position);
+        log.force();
+        offsetIndex.truncateTo(newNextOffset);
+        timeIndex.truncateTo(newNextOffset);
+        // Recompute the running maximum: the last kept time index entry (T, o) names batch o, which is kept, and
+        // every batch before o has a smaller timestamp; so scanning from batch o to the new end suffices.
+        maxTimestamp = timeIndex.lastTimestamp();
+        offsetOfMaxTimestamp = timeIndex.lastOffset();
+        firstBatchTimestamp = NO_TIMESTAMP;
+        if (position > 0) {
+            int scan = seek(header, offsetOfMaxTimestamp, position);
+            while (scan < position) {
+                header.read(scan, position);
+                if (header.maxTimestamp > maxTimestamp) {
+                    maxTimestamp = header.maxTimestamp;
+                    offsetOfMaxTimestamp = header.baseOffset;
+                }
+                scan += header.sizeBytes;
+            }
+            header.read(0, position);
+            firstBatchTimestamp = header.maxTimestamp;
+        }
+        bytesSinceLastIndexEntry = position - offsetIndex.lastPosition();
+        sizeBytes = position;
+        nextOffset = newNextOffset;
+        return newNextOffset;
+    }
+
+    /**
+     * The position of the batch that contains {@code offset} (or the first batch after it), scanning headers
+     * from the nearest index entry; {@code limit} bounds the bytes looked at. Leaves that batch in {@code header}.
+     */
+    private int seek(BatchHeader header, long offset, int limit) throws IOException {
+        int entry = offsetIndex.floorEntryByOffset(offset);
+        int position = entry < 0 ? 0 : offsetIndex.positionAt(entry);
+        long expected = entry < 0 ? baseOffset : offsetIndex.offsetAt(entry);
+        while (position < limit) {
+            header.read(position, limit);
+            if (header.baseOffset != expected) {
+                throw new LogCorruptionException(log.path(), position,
+                        "batch base offset " + header.baseOffset + ", expected " + expected);
+            }
+            if (header.lastOffset >= offset) {
+                return position;
+            }
+            position += header.sizeBytes;
+            expected = header.lastOffset + 1;
+        }
+        return limit;
+    }
+
+    /**
+     * Whole batches from the one containing {@code fetchOffset}: at least that batch, then more while the
+     * total stays within {@code maxBytes} and the batches end below {@code upToOffset}.
+     */
+    LogSlice read(long fetchOffset, int maxBytes, long upToOffset) throws IOException {
+        int limit = sizeBytes;
+        BatchHeader header = new BatchHeader();
+        int start = seek(header, fetchOffset, limit);
+        if (start >= limit || header.lastOffset >= upToOffset) {
+            return LogSlice.empty(fetchOffset);
+        }
+        long firstOffset = header.baseOffset;
+        long next = header.lastOffset + 1;
+        int end = start + header.sizeBytes;
+        long target = Math.min((long) limit, (long) start + Math.max(maxBytes, 0));
+        if (end < target) {
+            // Jump over whole index intervals that are known to fit, then walk the last interval's headers.
+            int byPosition = offsetIndex.floorEntryByPosition(target);
+            int byOffset = offsetIndex.floorEntryByOffset(upToOffset);
+            int entry = Math.min(byPosition, byOffset);
+            if (entry >= 0 && offsetIndex.positionAt(entry) > end) {
+                end = offsetIndex.positionAt(entry);
+                next = offsetIndex.offsetAt(entry);
+            }
+            while (end < target) {
+                header.read(end, limit);
+                if (header.baseOffset != next) {
+                    throw new LogCorruptionException(log.path(), end,
+                            "batch base offset " + header.baseOffset + ", expected " + next);
+                }
+                if (end + header.sizeBytes > target || header.lastOffset >= upToOffset) {
+                    break;
+                }
+                end += header.sizeBytes;
+                next = header.lastOffset + 1;
+            }
+        }
+        return new LogSlice(log, start, end - start, firstOffset, next);
+    }
+
+    /** The base offset of the first batch whose max timestamp is at or above {@code target}, or -1. */
+    long offsetForTimestamp(long target) throws IOException {
+        int limit = sizeBytes;
+        BatchHeader header = new BatchHeader();
+        int position = seek(header, timeIndex.scanStartOffset(target), limit);
+        while (position < limit) {
+            header.read(position, limit);
+            if (header.maxTimestamp >= target) {
+                return header.baseOffset;
+            }
+            position += header.sizeBytes;
+        }
+        return -1;
+    }
+
+    /** Unlinks the segment's files (log first, so a crash never leaves a log without its name). */
+    void deleteFiles() throws IOException {
+        io.delete(log.path());
+        io.delete(SegmentDescriptor.offsetIndexFile(directory, baseOffset));
+        io.delete(SegmentDescriptor.timeIndexFile(directory, baseOffset));
+    }
+
+    void close() throws IOException {
+        log.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Segment[" + baseOffset + ".." + nextOffset + ", " + sizeBytes + " bytes]";
+    }
+
+    /** The outcome of {@link #recover()}: the valid prefix, and why scanning stopped early (null if it did not). */
+    record ScanResult(int validBytes, long nextOffset, String problem) {
+        static ScanResult valid(int validBytes, long nextOffset) {
+            return new ScanResult(validBytes, nextOffset, null);
+        }
+
+        static ScanResult invalid(int position, long nextOffset, String problem) {
+            return new ScanResult(position, nextOffset, problem);
+        }
+
+        boolean isComplete() {
+            return problem == null;
+        }
+    }
+
+    /** A reusable reader of one batch header at a time, for the read and lookup paths (no CRC check). */
+    private final class BatchHeader {
+        private final ByteBuffer buffer = ByteBuffer.allocate(HEADER_BYTES);
+        long baseOffset;
+        long lastOffset;
+        long maxTimestamp;
+        int sizeBytes;
+
+        /** Reads and checks the header; false when it is not a plausible batch header within {@code limit}. */
+        boolean tryRead(int position, int limit) throws IOException {
+            if (position + HEADER_BYTES > limit) {
+                return false;
+            }
+            buffer.clear();
+            log.readFully(buffer, position);
+            int length = buffer.getInt(LENGTH_OFFSET);
+            if (length < LENGTH_MIN || position + (long) length + LOG_OVERHEAD_BYTES > limit
+                    || buffer.get(MAGIC_OFFSET) != MAGIC_V2 || buffer.getInt(LAST_OFFSET_DELTA_OFFSET) < 0) {
+                return false;
+            }
+            baseOffset = buffer.getLong(BASE_OFFSET_OFFSET);
+            lastOffset = baseOffset + buffer.getInt(LAST_OFFSET_DELTA_OFFSET);
+            maxTimestamp = buffer.getLong(MAX_TIMESTAMP_OFFSET);
+            sizeBytes = length + LOG_OVERHEAD_BYTES;
+            return true;
+        }
+
+        void read(int position, int limit) throws IOException {
+            if (!tryRead(position, limit)) {
+                throw new LogCorruptionException(log.path(), position, "bad batch header (length "
+                        + (buffer.position() >= LOG_OVERHEAD_BYTES ? buffer.getInt(LENGTH_OFFSET) : -1)
+                        + ", limit " + limit + ")");
+            }
+        }
+    }
+}
