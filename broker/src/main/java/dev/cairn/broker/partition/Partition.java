@@ -1,0 +1,187 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.broker.log.Invariant;
+import dev.cairn.broker.log.Log;
+import dev.cairn.broker.log.LogSlice;
+import dev.cairn.broker.partition.Command.Append;
+import dev.cairn.broker.partition.Command.CommitOffset;
+import dev.cairn.broker.partition.Command.EnforceRetention;
+import dev.cairn.broker.partition.SequenceCheck.Duplicate;
+import dev.cairn.broker.partition.SequenceCheck.Reject;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.record.RecordBatch;
+import dev.cairn.protocol.record.RecordBatchDescriptor;
+import dev.cairn.protocol.wire.DecodeException;
+import java.nio.ByteBuffer;
+import java.util.OptionalLong;
+
+/**
+ * The deterministic core of one topic-partition (style.md point 4): applies replicated {@link Command}s in Raft
+ * log order to the {@link Log} and the idempotent-producer state. It reads no clock and no randomness; offsets
+ * follow from the log prefix alone, so every replica that applies the same entries holds the same bytes.
+ *
+ * <p>Single writer: {@link #apply} and the snapshot calls run on the Raft group's apply thread. Readers
+ * ({@link #read}, offset lookups) may run on any thread and see only applied, hence committed, data: the high
+ * watermark is the log end offset.
+ *
+ * <p>Storage failures ({@code StorageException}) propagate: a replica that cannot write a committed entry must
+ * not answer as if it had (the caller takes the partition offline; a restart recovers and replays).
+ */
+public final class Partition {
+    private final String topic;
+    private final int partition;
+    private final Log log;
+    private final ProducerStateTable producers = new ProducerStateTable();
+    private final RecordBatch header = new RecordBatch();
+    private long appliedRaftIndex;
+
+    public Partition(String topic, int partition, Log log) {
+        this.topic = topic;
+        this.partition = partition;
+        this.log = log;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public long appliedRaftIndex() {
+        return appliedRaftIndex;
+    }
+
+    /**
+     * Applies one committed command.
+     *
+     * @param raftIndex the entry's index; must be above every index applied before
+     * @param leaderEpoch the entry's Raft term, stamped into appended batches as their partitionLeaderEpoch
+     */
+    public Result apply(long raftIndex, int leaderEpoch, Command command) {
+        Invariant.check(raftIndex > appliedRaftIndex, "raft index %d applied after %d", raftIndex, appliedRaftIndex);
+        appliedRaftIndex = raftIndex;
+        if (command instanceof Append append) {
+            return applyAppend(leaderEpoch, append);
+        }
+        if (command instanceof EnforceRetention retention) {
+            int deleted = log.deleteExpired(retention.nowMs());
+            producers.onLogTruncatedBelow(log.logStartOffset());
+            return new Result.Retained(log.logStartOffset(), deleted);
+        }
+        if (command instanceof CommitOffset) {
+            return new Result.Rejected(ErrorCode.UNKNOWN_SERVER_ERROR, "offset commits are not served yet");
+        }
+        throw new IllegalArgumentException("unknown command " + command);
+    }
+
+    private Result applyAppend(int leaderEpoch, Append append) {
+        RecordBatch batch;
+        try {
+            batch = header.wrap(append.batch(), append.batch().position());
+        } catch (DecodeException e) {
+            // The leader validated the batch before replication; reaching here means a bug, answered the same
+            // way on every replica so that they stay identical.
+            return new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "replicated batch unreadable: " + e.getMessage());
+        }
+        if (batch.sizeInBytes() != append.batch().remaining() || batch.magic() != RecordBatchDescriptor.MAGIC_V2) {
+            return new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "replicated entry is not exactly one v2 batch");
+        }
+        long producerId = batch.producerId();
+        short producerEpoch = batch.producerEpoch();
+        int firstSequence = batch.baseSequence();
+        int lastSequence = batch.lastSequence();
+        int lastOffsetDelta = batch.lastOffsetDelta();
+        long maxTimestamp = batch.maxTimestamp();
+        boolean idempotent = producerId >= 0;
+        if (idempotent) {
+            SequenceCheck check = producers.check(producerId, producerEpoch, firstSequence, lastSequence);
+            if (check instanceof Duplicate duplicate) {
+                ProducerBatch original = duplicate.original();
+                return new Result.Appended(original.baseOffset(), original.lastOffset(), -1, log.logStartOffset(),
+                        true);
+            }
+            if (check instanceof Reject reject) {
+                return new Result.Rejected(reject.error(), reject.reason());
+            }
+        }
+        // The entry's bytes are shared with Raft's log cache: rewrite the header of a private copy.
+        ByteBuffer copy = ByteBuffer.allocate(append.batch().remaining());
+        copy.put(append.batch().duplicate()).flip();
+        RecordBatch stored = new RecordBatch().wrap(copy, 0);
+        long baseOffset = log.logEndOffset();
+        stored.setBaseOffset(baseOffset);
+        stored.setPartitionLeaderEpoch(leaderEpoch);
+        log.maybeRoll(append.appendTimeMs());
+        log.append(copy);
+        long lastOffset = baseOffset + lastOffsetDelta;
+        if (idempotent) {
+            producers.onAppended(producerId, producerEpoch,
+                    new ProducerBatch(firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp));
+        }
+        return new Result.Appended(baseOffset, lastOffset, -1, log.logStartOffset(), false);
+    }
+
+    // ---------------------------------------------------------------- readers (any thread)
+
+    /** Reads committed batches from {@code fetchOffset}; see {@link Log#read}. */
+    public LogSlice read(long fetchOffset, int maxBytes) {
+        return log.read(fetchOffset, maxBytes, highWatermark());
+    }
+
+    /** Everything applied is committed, so the high watermark is the log end offset. */
+    public long highWatermark() {
+        return log.logEndOffset();
+    }
+
+    public long logStartOffset() {
+        return log.logStartOffset();
+    }
+
+    public OptionalLong offsetForTimestamp(long timestampMs) {
+        return log.offsetForTimestamp(timestampMs);
+    }
+
+    // ---------------------------------------------------------------- snapshots (apply thread)
+
+    /** Flushes the log and captures what a snapshot at {@link #appliedRaftIndex()} must record. */
+    public PartitionSnapshot snapshot() {
+        log.flush();
+        ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
+        producers.writeTo(state);
+        return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array());
+    }
+
+    /**
+     * Rewinds to a snapshot taken at {@code raftIndex}: anything appended after it is truncated, since Raft
+     * replays those entries and replay appends them again, byte for byte.
+     */
+    public void restore(long raftIndex, PartitionSnapshot snapshot) {
+        Invariant.check(log.logEndOffset() >= snapshot.logEndOffset(), "log ends at %d, before the snapshot's %d: "
+                + "flushed data was lost", log.logEndOffset(), snapshot.logEndOffset());
+        log.truncateTo(snapshot.logEndOffset());
+        producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
+        appliedRaftIndex = raftIndex;
+    }
+
+    /** Without a snapshot Raft replays from its first entry, so the log restarts empty. */
+    public void restoreEmpty() {
+        log.truncateTo(0);
+        appliedRaftIndex = 0;
+    }
+
+    /** Hands the single-writer role to the calling thread (the Raft apply thread, after initialization). */
+    public void claimWriter() {
+        log.claimWriter();
+    }
+
+    public void close() {
+        log.close();
+    }
+
+    @Override
+    public String toString() {
+        return topic + "-" + partition;
+    }
+}
