@@ -208,7 +208,7 @@ public final class RecordBatch {
         buffer.putInt(start + PARTITION_LEADER_EPOCH_OFFSET, epoch);
     }
 
-    /** A read-only slice holding exactly this batch. */
+    /** A slice holding exactly this batch; it shares content with the buffer (writes show through). */
     public ByteBuffer slice() {
         ByteBuffer view = buffer.duplicate();
         view.limit(start + sizeInBytes()).position(start);
