@@ -83,6 +83,11 @@ public final class Compression {
             }
             return compressed.duplicate().slice();
         }
+        if (!compressed.hasRemaining()) {
+            // Every codec writes a header even for empty input, so zero bytes is never a valid stream; zstd-jni
+            // and xerial's framing would otherwise read it as an empty stream.
+            throw DecodeException.format("empty %s record data", compressionType.kafkaName());
+        }
         Codec codec = codec(compressionType);
         BoundedSink sink = new BoundedSink(compressionType, compressed.remaining() * 2, decompressedBytesMax);
         try {
