@@ -20,6 +20,7 @@ import static dev.cairn.protocol.record.RecordBatchDescriptor.RECORDS_COUNT_OFFS
 import static dev.cairn.protocol.record.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.TRANSACTIONAL_MASK;
 
+import dev.cairn.protocol.record.compression.CompressionType;
 import dev.cairn.protocol.wire.DecodeException;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -98,6 +99,11 @@ public final class RecordBatch {
         return attributes() & COMPRESSION_CODEC_MASK;
     }
 
+    /** The codec named by the attributes; an unassigned id (5 to 7) raises DecodeException. */
+    public CompressionType compressionType() {
+        return CompressionType.forId(compressionCodecId());
+    }
+
     public boolean isLogAppendTime() {
         return (attributes() & TIMESTAMP_TYPE_MASK) != 0;
     }
@@ -128,6 +134,11 @@ public final class RecordBatch {
 
     public short producerEpoch() {
         return buffer.getShort(start + PRODUCER_EPOCH_OFFSET);
+    }
+
+    /** True when the batch carries a producer id, i.e. it comes from an idempotent or transactional producer. */
+    public boolean hasProducerId() {
+        return producerId() != RecordBatchDescriptor.NO_PRODUCER_ID;
     }
 
     public int baseSequence() {
@@ -161,6 +172,32 @@ public final class RecordBatch {
         return computeChecksum() == checksum();
     }
 
+    /** Writes the CRC-32C of the bytes under the checksum; call after changing anything from attributes on. */
+    public void writeChecksum() {
+        buffer.putInt(start + CRC_OFFSET, (int) computeChecksum());
+    }
+
+    /**
+     * Rewrites maxTimestamp and, because it lies under the CRC, the checksum; does nothing when the value is
+     * already right, so a batch whose producer computed it correctly is stored byte for byte as received.
+     * Kafka's LogValidator does the same for CreateTime topics when the batch's value disagrees with its records.
+     */
+    public void setMaxTimestamp(long maxTimestampMs) {
+        if (maxTimestamp() == maxTimestampMs) {
+            return;
+        }
+        buffer.putLong(start + MAX_TIMESTAMP_OFFSET, maxTimestampMs);
+        writeChecksum();
+    }
+
+    /**
+     * A cursor over this batch's records with the default decompression limit; see {@link RecordCursor}.
+     * Allocates a cursor; hot paths should keep one and call {@link RecordCursor#reset(RecordBatch, int)}.
+     */
+    public RecordCursor records() {
+        return new RecordCursor().reset(this);
+    }
+
     /** Assigns offsets: writes baseOffset only; the CRC stays valid because baseOffset lies outside it. */
     public void setBaseOffset(long baseOffset) {
         buffer.putLong(start + BASE_OFFSET_OFFSET, baseOffset);
@@ -171,7 +208,7 @@ public final class RecordBatch {
         buffer.putInt(start + PARTITION_LEADER_EPOCH_OFFSET, epoch);
     }
 
-    /** A read-only slice holding exactly this batch. */
+    /** A slice holding exactly this batch; it shares content with the buffer (writes show through). */
     public ByteBuffer slice() {
         ByteBuffer view = buffer.duplicate();
         view.limit(start + sizeInBytes()).position(start);

@@ -22,6 +22,20 @@ package dev.cairn.protocol.record;
  * CRC-32C over bytes 21 to the end (attributes through the last record); baseOffset, length,
  * partitionLeaderEpoch and magic are outside it, which is what lets a broker assign offsets and stamp the
  * leader epoch without recomputing it.
+ *
+ * <p>Each record in the records section (or in the decompressed blob, when bits 0-2 of the attributes name a
+ * codec) is laid out as below; "varint" is a zig-zag signed varint and "varlong" a zig-zag signed varlong:
+ *
+ * <pre>
+ *  length varint | attributes i8 | timestampDelta varlong | offsetDelta varint |
+ *  keyLength varint (-1 = null) | key | valueLength varint (-1 = null) | value |
+ *  headerCount varint | headerCount x (headerKeyLength varint (never -1) | headerKey |
+ *                                      headerValueLength varint (-1 = null) | headerValue)
+ * </pre>
+ *
+ * {@code length} counts the bytes after itself. A record's offset is {@code baseOffset + offsetDelta}; its
+ * timestamp is {@code baseTimestamp + timestampDelta}, except in a LogAppendTime batch where every record takes
+ * the batch's {@code maxTimestamp}.
  */
 public final class RecordBatchDescriptor {
     public static final int BASE_OFFSET_OFFSET = 0;
@@ -54,10 +68,17 @@ public final class RecordBatchDescriptor {
     public static final int CONTROL_MASK = 0x20;
     public static final int DELETE_HORIZON_MASK = 0x40;
 
+    /** A record timestamp of -1 means "none"; Kafka skips the timestamp window check for such records. */
+    public static final long NO_TIMESTAMP = -1L;
     public static final long NO_PRODUCER_ID = -1L;
     public static final short NO_PRODUCER_EPOCH = -1;
     public static final int NO_SEQUENCE = -1;
     public static final int NO_PARTITION_LEADER_EPOCH = -1;
+
+    /** The smallest record: a one-byte length, then six one-byte fields (null key and value, no headers). */
+    public static final int RECORD_BYTES_MIN = 7;
+    /** The smallest header: one-byte key length (an empty key) and one-byte value length. */
+    public static final int RECORD_HEADER_BYTES_MIN = 2;
 
     private RecordBatchDescriptor() {
     }
