@@ -1,0 +1,195 @@
+package dev.cairn.broker;
+
+import dev.cairn.broker.api.ApiDispatcher;
+import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.FetchHandler;
+import dev.cairn.broker.api.FetchWaiter;
+import dev.cairn.broker.api.InitProducerIdHandler;
+import dev.cairn.broker.api.MetadataHandler;
+import dev.cairn.broker.api.ProduceHandler;
+import dev.cairn.broker.api.RequestHandler;
+import dev.cairn.broker.api.TopicCreator;
+import dev.cairn.broker.cluster.BrokerInfo;
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.config.RaftVoter;
+import dev.cairn.broker.io.NioFileIo;
+import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.net.KafkaServer;
+import dev.cairn.broker.raft.RatisCluster;
+import dev.cairn.broker.raft.RatisSettings;
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.record.BatchValidationConfig;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: the only place that constructs concrete implementations and touches the real clock and
+ * file system. Starts the Raft cluster (metadata group, partition groups), registers this broker, then opens the
+ * Kafka listener.
+ */
+public final class Broker implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    /** How long start-up waits for the metadata group to accept this broker's registration. */
+    public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
+    private static final long REGISTRATION_RETRY_MS = 200;
+
+    private final BrokerConfig config;
+    private final RatisCluster cluster;
+    private final ScheduledExecutorService timer;
+    private final KafkaServer server;
+
+    private Broker(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer, KafkaServer server) {
+        this.config = config;
+        this.cluster = cluster;
+        this.timer = timer;
+        this.server = server;
+    }
+
+    public static String version() {
+        try (InputStream in = Broker.class.getResourceAsStream("/cairn-version.properties")) {
+            Properties properties = new Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
+        Path dataDir = config.dataDir().toAbsolutePath().normalize();
+        Files.createDirectories(dataDir);
+        String clusterId = clusterId(dataDir);
+        LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
+                config.nodeId(), config.listener(), config.raftListener(), dataDir);
+        Map<Integer, String> raftAddresses = new LinkedHashMap<>();
+        for (RaftVoter voter : config.raftVoters()) {
+            raftAddresses.put(voter.nodeId(), voter.address().toString());
+        }
+        RatisSettings ratis = RatisSettings.defaults(dataDir.resolve("raft").toFile(), config.raftListener().host(),
+                config.raftListener().port());
+        LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
+                LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
+                config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
+        RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, new NioFileIo(), dataDir,
+                logConfig);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cairn-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        KafkaServer server = null;
+        try {
+            cluster.start();
+            register(cluster, config);
+            RequestHandler handler = handlers(config, cluster, timer, clusterId);
+            server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
+                    config.socketRequestMaxBytes(), config.maxConnections(),
+                    Math.max(2, Runtime.getRuntime().availableProcessors()));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            timer.shutdownNow();
+            cluster.close();
+            throw e;
+        }
+        LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}, Raft on {}, data in {}", version(),
+                config.nodeId(), clusterId, config.advertisedListener(), config.raftListener(), dataDir);
+        return new Broker(config, cluster, timer, server);
+    }
+
+    private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer,
+            String clusterId) {
+        TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID);
+        FetchWaiter waiter = new FetchWaiter(timer);
+        cluster.onAppend(waiter::onAppend);
+        BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
+                .withMessageBytesMax(config.messageMaxBytes());
+        Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
+        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler());
+        handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
+                config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
+        handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
+        handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
+        handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        return new ApiDispatcher(handlers);
+    }
+
+    /** Announces this broker's Kafka endpoint through the metadata group, retrying until a leader accepts it. */
+    private static void register(RatisCluster cluster, BrokerConfig config) throws InterruptedException {
+        BrokerInfo self = new BrokerInfo(config.nodeId(), config.advertisedListener().host(),
+                config.advertisedListener().port(), config.raftListener().toString());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTRATION_WAIT_MS_MAX);
+        MetadataResult result = null;
+        while (System.nanoTime() < deadline) {
+            result = cluster.submit(new MetadataCommand.RegisterBroker(self)).join();
+            if (result == MetadataResult.OK) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(REGISTRATION_RETRY_MS);
+        }
+        throw new IllegalStateException("broker " + config.nodeId() + " could not register within "
+                + REGISTRATION_WAIT_MS_MAX + " ms (is a majority of raft.voters up?): " + result);
+    }
+
+    /** The cluster id, created on first start and kept in {@code meta.properties} like Kafka's. */
+    private static String clusterId(Path dataDir) throws IOException {
+        Path file = dataDir.resolve("meta.properties");
+        Properties properties = new Properties();
+        if (Files.exists(file)) {
+            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                properties.load(reader);
+            }
+            String id = properties.getProperty("cluster.id");
+            if (id != null) {
+                return id;
+            }
+        }
+        UUID uuid = UUID.randomUUID();
+        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits());
+        String id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+        properties.setProperty("cluster.id", id);
+        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            properties.store(writer, "Cairn broker identity");
+        }
+        return id;
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    /** The Kafka listener's bound port (useful when configured as 0). */
+    public int kafkaPort() {
+        return server.port();
+    }
+
+    @Override
+    public void close() throws IOException {
+        LOG.info("Cairn node {} shutting down", config.nodeId());
+        server.close();
+        timer.shutdownNow();
+        cluster.close();
+        LOG.info("Cairn node {} stopped", config.nodeId());
+    }
+}

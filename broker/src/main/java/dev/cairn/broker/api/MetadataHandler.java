@@ -1,0 +1,146 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.BrokerInfo;
+import dev.cairn.broker.cluster.Leadership;
+import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicNames;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.MetadataRequest;
+import dev.cairn.protocol.message.MetadataResponse;
+import dev.cairn.protocol.message.MetadataResponse.MetadataResponseBroker;
+import dev.cairn.protocol.message.MetadataResponse.MetadataResponsePartition;
+import dev.cairn.protocol.message.MetadataResponse.MetadataResponseTopic;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Metadata (key 3): brokers, the controller (the metadata group's leader), and per partition its Raft leader
+ * and replicas. Unknown topics are created when auto-creation is on and the client allows it; the answer for
+ * them is LEADER_NOT_AVAILABLE until their groups have a leader, which clients retry (as with Kafka).
+ */
+public final class MetadataHandler implements RequestHandler {
+    private final MetadataService metadata;
+    private final ReplicatedPartitions partitions;
+    private final TopicCreator creator;
+    private final String clusterId;
+    private final boolean autoCreateTopics;
+    private final int defaultPartitions;
+    private final int defaultReplicationFactor;
+
+    public MetadataHandler(MetadataService metadata, ReplicatedPartitions partitions, TopicCreator creator,
+            String clusterId, boolean autoCreateTopics, int defaultPartitions, int defaultReplicationFactor) {
+        this.metadata = metadata;
+        this.partitions = partitions;
+        this.creator = creator;
+        this.clusterId = clusterId;
+        this.autoCreateTopics = autoCreateTopics;
+        this.defaultPartitions = defaultPartitions;
+        this.defaultReplicationFactor = defaultReplicationFactor;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        Struct body = request.body();
+        MetadataImage image = metadata.image();
+        List<Struct> requested = body.get(MetadataRequest.TOPICS);
+        boolean allowAutoCreate = body.get(MetadataRequest.ALLOW_AUTO_TOPIC_CREATION);
+        Set<String> names = new LinkedHashSet<>();
+        if (requested == null) {
+            names.addAll(image.topics().keySet());
+        } else {
+            for (Struct topic : requested) {
+                names.add(topic.get(MetadataRequest.MetadataRequestTopic.NAME));
+            }
+        }
+        List<Struct> topics = new ArrayList<>();
+        for (String name : names) {
+            TopicInfo topic = image.topics().get(name);
+            if (topic != null) {
+                topics.add(describe(topic));
+            } else {
+                topics.add(topicError(name, onUnknownTopic(name, allowAutoCreate)));
+            }
+        }
+        return CompletableFuture.completedFuture(new Struct(MetadataResponse.SCHEMA)
+                .set(MetadataResponse.BROKERS, brokers(image))
+                .set(MetadataResponse.CLUSTER_ID, clusterId)
+                .set(MetadataResponse.CONTROLLER_ID, controllerId())
+                .set(MetadataResponse.TOPICS, topics));
+    }
+
+    private ErrorCode onUnknownTopic(String name, boolean allowAutoCreate) {
+        if (TopicNames.invalidReason(name).isPresent()) {
+            return ErrorCode.INVALID_TOPIC_EXCEPTION;
+        }
+        if (!autoCreateTopics || !allowAutoCreate) {
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        if (creator.checkAssignable(defaultReplicationFactor) != null) {
+            return ErrorCode.INVALID_REPLICATION_FACTOR;
+        }
+        // Fire and forget: a concurrent creation of the same name is rejected harmlessly by the metadata group.
+        creator.create(name, defaultPartitions, defaultReplicationFactor, Map.of());
+        return ErrorCode.LEADER_NOT_AVAILABLE;
+    }
+
+    /** A live broker's id: the metadata leader, or this broker while no leader is known. */
+    private int controllerId() {
+        int controller = metadata.controllerId();
+        return controller >= 0 ? controller : metadata.localNodeId();
+    }
+
+    private static List<Struct> brokers(MetadataImage image) {
+        List<Struct> brokers = new ArrayList<>();
+        for (BrokerInfo broker : image.brokers().values()) {
+            brokers.add(new Struct(MetadataResponseBroker.SCHEMA)
+                    .set(MetadataResponseBroker.NODE_ID, broker.nodeId())
+                    .set(MetadataResponseBroker.HOST, broker.host())
+                    .set(MetadataResponseBroker.PORT, broker.port())
+                    .set(MetadataResponseBroker.RACK, null));
+        }
+        return brokers;
+    }
+
+    private Struct describe(TopicInfo topic) {
+        List<Struct> partitionStructs = new ArrayList<>();
+        for (int p = 0; p < topic.partitionCount(); p++) {
+            List<Integer> replicas = topic.replicas().get(p);
+            Leadership leadership = partitions.leadership(new TopicPartition(topic.name(), p));
+            // Leadership is known only where a replica lives; elsewhere the preferred replica is the best answer
+            // until cluster-wide leader hints exist, and a client that guesses wrong is told NOT_LEADER.
+            int leader = leadership.leaderId() >= 0 ? leadership.leaderId() : -1;
+            partitionStructs.add(new Struct(MetadataResponsePartition.SCHEMA)
+                    .set(MetadataResponsePartition.ERROR_CODE,
+                            (leader >= 0 ? ErrorCode.NONE : ErrorCode.LEADER_NOT_AVAILABLE).code())
+                    .set(MetadataResponsePartition.PARTITION_INDEX, p)
+                    .set(MetadataResponsePartition.LEADER_ID, leader)
+                    .set(MetadataResponsePartition.REPLICA_NODES, replicas)
+                    // In-sync replicas: every replica. True for one broker; the cluster work replaces this with
+                    // the replicas whose Raft match index is caught up with the leader.
+                    .set(MetadataResponsePartition.ISR_NODES, replicas));
+        }
+        return new Struct(MetadataResponseTopic.SCHEMA)
+                .set(MetadataResponseTopic.ERROR_CODE, ErrorCode.NONE.code())
+                .set(MetadataResponseTopic.NAME, topic.name())
+                .set(MetadataResponseTopic.IS_INTERNAL, false)
+                .set(MetadataResponseTopic.PARTITIONS, partitionStructs);
+    }
+
+    private static Struct topicError(String name, ErrorCode error) {
+        return new Struct(MetadataResponseTopic.SCHEMA)
+                .set(MetadataResponseTopic.ERROR_CODE, error.code())
+                .set(MetadataResponseTopic.NAME, name)
+                .set(MetadataResponseTopic.IS_INTERNAL, false)
+                .set(MetadataResponseTopic.PARTITIONS, List.of());
+    }
+}

@@ -1,0 +1,123 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.Result;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.ProduceRequest;
+import dev.cairn.protocol.message.ProduceRequest.PartitionProduceData;
+import dev.cairn.protocol.message.ProduceRequest.TopicProduceData;
+import dev.cairn.protocol.message.ProduceResponse;
+import dev.cairn.protocol.message.ProduceResponse.PartitionProduceResponse;
+import dev.cairn.protocol.message.ProduceResponse.TopicProduceResponse;
+import dev.cairn.protocol.record.BatchValidationConfig;
+import dev.cairn.protocol.record.BatchValidationResult;
+import dev.cairn.protocol.record.ProduceBatchValidator;
+import dev.cairn.protocol.schema.Struct;
+import dev.cairn.protocol.wire.ByteBufferRecords;
+import dev.cairn.protocol.wire.RecordsPayload;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * Produce (key 0): validates each partition's batch on the leader (kafka-protocol.md A.2, exact error codes),
+ * stamps the append time, and replicates it through the partition's Raft group. acks=1 and acks=all both answer
+ * after the Raft commit (a majority has the batch); acks=0 answers nothing.
+ */
+public final class ProduceHandler implements RequestHandler {
+    private final MetadataService metadata;
+    private final ReplicatedPartitions partitions;
+    private final BatchValidationConfig validation;
+    private final LongSupplier clockMs;
+
+    public ProduceHandler(MetadataService metadata, ReplicatedPartitions partitions, BatchValidationConfig validation,
+            LongSupplier clockMs) {
+        this.metadata = metadata;
+        this.partitions = partitions;
+        this.validation = validation;
+        this.clockMs = clockMs;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        Struct body = request.body();
+        short acks = body.get(ProduceRequest.ACKS);
+        long timeoutMs = Math.max(1, body.get(ProduceRequest.TIMEOUT_MS));
+        long nowMs = clockMs.getAsLong();
+        List<CompletableFuture<Struct>> topicResponses = new ArrayList<>();
+        for (Struct topic : body.get(ProduceRequest.TOPIC_DATA)) {
+            String name = topic.get(TopicProduceData.NAME);
+            TopicInfo info = metadata.image().topics().get(name);
+            List<CompletableFuture<Struct>> partitionResponses = new ArrayList<>();
+            for (Struct partitionData : topic.get(TopicProduceData.PARTITION_DATA)) {
+                int partition = partitionData.get(PartitionProduceData.INDEX);
+                ErrorCode precheck = acks == 0 || acks == 1 || acks == -1 ? null : ErrorCode.INVALID_REQUIRED_ACKS;
+                if (precheck == null && (info == null || partition < 0 || partition >= info.partitionCount())) {
+                    precheck = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+                if (precheck != null) {
+                    partitionResponses.add(CompletableFuture.completedFuture(error(partition, precheck)));
+                    continue;
+                }
+                partitionResponses.add(produce(new TopicPartition(name, partition),
+                        partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs));
+            }
+            topicResponses.add(allOf(partitionResponses).thenApply(list -> new Struct(TopicProduceResponse.SCHEMA)
+                    .set(TopicProduceResponse.NAME, name)
+                    .set(TopicProduceResponse.PARTITION_RESPONSES, list)));
+        }
+        CompletableFuture<Struct> response = allOf(topicResponses).thenApply(list -> new Struct(ProduceResponse.SCHEMA)
+                .set(ProduceResponse.RESPONSES, list)
+                .set(ProduceResponse.THROTTLE_TIME_MS, 0));
+        return acks == 0 ? CompletableFuture.completedFuture(null) : response;
+    }
+
+    private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,
+            long timeoutMs) {
+        if (!(records instanceof ByteBufferRecords bytes)) {
+            return CompletableFuture.completedFuture(error(tp.partition(), ErrorCode.INVALID_RECORD));
+        }
+        if (!partitions.leadership(tp).local()) {
+            return CompletableFuture.completedFuture(error(tp.partition(), ErrorCode.NOT_LEADER_OR_FOLLOWER));
+        }
+        ByteBuffer batch = bytes.buffer();
+        BatchValidationResult validated = ProduceBatchValidator.validate(batch, version, validation, nowMs);
+        if (!validated.isValid()) {
+            return CompletableFuture.completedFuture(error(tp.partition(), validated.errorCode()));
+        }
+        return partitions.submit(tp, new Command.Append(batch, nowMs), timeoutMs).thenApply(result -> {
+            if (result instanceof Result.Appended appended) {
+                return new Struct(PartitionProduceResponse.SCHEMA)
+                        .set(PartitionProduceResponse.INDEX, tp.partition())
+                        .set(PartitionProduceResponse.ERROR_CODE, ErrorCode.NONE.code())
+                        .set(PartitionProduceResponse.BASE_OFFSET, appended.baseOffset())
+                        .set(PartitionProduceResponse.LOG_APPEND_TIME_MS, appended.logAppendTimeMs())
+                        .set(PartitionProduceResponse.LOG_START_OFFSET, appended.logStartOffset());
+            }
+            ErrorCode code = result instanceof Result.Rejected rejected ? rejected.error()
+                    : ErrorCode.UNKNOWN_SERVER_ERROR;
+            return error(tp.partition(), code);
+        });
+    }
+
+    private static Struct error(int partition, ErrorCode error) {
+        return new Struct(PartitionProduceResponse.SCHEMA)
+                .set(PartitionProduceResponse.INDEX, partition)
+                .set(PartitionProduceResponse.ERROR_CODE, error.code())
+                .set(PartitionProduceResponse.BASE_OFFSET, -1L)
+                .set(PartitionProduceResponse.LOG_APPEND_TIME_MS, -1L)
+                .set(PartitionProduceResponse.LOG_START_OFFSET, -1L);
+    }
+
+    static <T> CompletableFuture<List<T>> allOf(List<CompletableFuture<T>> futures) {
+        return CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
+                .thenApply(ignored -> futures.stream().map(CompletableFuture::join).toList());
+    }
+}

@@ -1,0 +1,53 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.ReplicaAssigner;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.protocol.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Proposes new topics to the metadata group: picks the topic id and a replica assignment over the registered
+ * brokers, so the replicated command carries every decision and applying it is deterministic.
+ */
+public final class TopicCreator {
+    private final MetadataService metadata;
+    private final Supplier<UUID> topicIds;
+
+    public TopicCreator(MetadataService metadata, Supplier<UUID> topicIds) {
+        this.metadata = metadata;
+        this.topicIds = topicIds;
+    }
+
+    /** Why the topic cannot be assigned (too few brokers), or null when it can. */
+    public MetadataResult.Rejected checkAssignable(int replicationFactor) {
+        int brokers = metadata.image().brokers().size();
+        if (replicationFactor < 1 || replicationFactor > brokers) {
+            return new MetadataResult.Rejected(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor "
+                    + replicationFactor + " is outside [1, " + brokers + "] (the registered brokers)");
+        }
+        return null;
+    }
+
+    public TopicInfo plan(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        List<Integer> brokers = new ArrayList<>(metadata.image().brokers().keySet());
+        return new TopicInfo(name, topicIds.get(),
+                ReplicaAssigner.assign(brokers, partitions, replicationFactor, name.hashCode()), configs);
+    }
+
+    public CompletableFuture<MetadataResult> create(String name, int partitions, int replicationFactor,
+            Map<String, String> configs) {
+        MetadataResult.Rejected unassignable = checkAssignable(replicationFactor);
+        if (unassignable != null) {
+            return CompletableFuture.completedFuture(unassignable);
+        }
+        return metadata.submit(new MetadataCommand.CreateTopic(plan(name, partitions, replicationFactor, configs)));
+    }
+}

@@ -1,0 +1,31 @@
+package dev.cairn.broker.cluster;
+
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.Result;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The partitions this broker hosts, as the API handlers see them: submit a command through a partition's Raft
+ * group, read a local replica, ask who leads. Implemented over Ratis in {@code broker.raft}.
+ */
+public interface ReplicatedPartitions {
+
+    /**
+     * Replicates {@code command} through the partition's group, this broker being its leader. Never completes
+     * exceptionally: not leading gives NOT_LEADER_OR_FOLLOWER, an unknown outcome REQUEST_TIMED_OUT, a storage
+     * failure KAFKA_STORAGE_ERROR, all as {@link Result.Rejected}. After {@code timeoutMs} the answer is
+     * REQUEST_TIMED_OUT (the command may still commit; idempotent producers retry safely).
+     */
+    CompletableFuture<Result> submit(TopicPartition partition, Command command, long timeoutMs);
+
+    /** This broker's replica when it is the partition's ready leader and the replica is healthy. */
+    Optional<Partition> leaderReplica(TopicPartition partition);
+
+    Leadership leadership(TopicPartition partition);
+
+    /** Registers a callback run (on an apply thread; it must be quick) after every append to any partition. */
+    void onAppend(Consumer<TopicPartition> listener);
+}

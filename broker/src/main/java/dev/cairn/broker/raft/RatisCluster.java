@@ -1,0 +1,318 @@
+package dev.cairn.broker.raft;
+
+import dev.cairn.broker.cluster.ClusterMetadata;
+import dev.cairn.broker.cluster.Leadership;
+import dev.cairn.broker.cluster.MetadataCodec;
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.PartitionGroups;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.broker.io.StorageException;
+import dev.cairn.broker.log.Log;
+import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.CommandCodec;
+import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.Result;
+import dev.cairn.protocol.ErrorCode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's replicated state over Ratis: the metadata group (through {@link MetadataService}) and one group
+ * per hosted partition (through {@link ReplicatedPartitions}). It keeps the set of local partition groups equal
+ * to what metadata assigns to this broker: after every metadata change a reconciler (one thread) removes the
+ * groups of deleted topics, then adds groups for new assignments.
+ */
+public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
+
+    private final int nodeId;
+    private final Map<Integer, String> raftAddresses;
+    private final FileIo io;
+    private final Path logsDir;
+    private final LogConfig logConfig;
+    private final LocalPartitionIndex index;
+    private final ClusterMetadata metadata;
+    private final RaftHost host;
+    private final RaftClient metadataClient;
+    private final Map<UUID, PartitionStateMachine> partitions = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, UUID> groupsByPartition = new ConcurrentHashMap<>();
+    private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cairn-reconciler");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /**
+     * @param raftAddresses every voter's Raft address by node id (raft.voters)
+     */
+    public RatisCluster(int nodeId, Map<Integer, String> raftAddresses, RatisSettings settings, FileIo io,
+            Path dataDir, LogConfig logConfig) throws IOException {
+        this.nodeId = nodeId;
+        this.raftAddresses = Map.copyOf(raftAddresses);
+        this.io = io;
+        this.logsDir = dataDir.resolve("logs");
+        this.logConfig = logConfig;
+        Files.createDirectories(logsDir);
+        this.index = new LocalPartitionIndex(dataDir);
+        this.metadata = new ClusterMetadata(image -> reconciler.execute(() -> reconcile(image)));
+        StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
+                ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
+        this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
+        RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
+        this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
+                .setProperties(settings.toProperties()).build();
+    }
+
+    private StateMachine newPartitionStateMachine(RaftGroupId groupId) {
+        UUID gid = groupId.getUuid();
+        LocalPartitionIndex.Entry entry = index.get(gid).orElseThrow(() -> new IllegalStateException(
+                "Raft group " + gid + " is not in the local partition index"));
+        TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+        PartitionStateMachine machine = new PartitionStateMachine(
+                () -> new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp), logConfig)),
+                () -> appendListeners.forEach(listener -> listener.accept(tp)));
+        partitions.put(gid, machine);
+        groupsByPartition.put(tp, gid);
+        return machine;
+    }
+
+    private Path partitionDir(TopicPartition tp) {
+        return logsDir.resolve(tp.topic() + "-" + tp.partition());
+    }
+
+    private List<RaftPeer> peers(List<Integer> nodeIds) {
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int id : nodeIds) {
+            String address = raftAddresses.get(id);
+            if (address == null) {
+                throw new IllegalStateException("node " + id + " has no Raft address in raft.voters");
+            }
+            peers.add(RaftHost.peer(Integer.toString(id), address));
+        }
+        return peers;
+    }
+
+    /** Starts the Raft server and joins the metadata group. */
+    public void start() throws IOException {
+        host.start();
+        host.addGroup(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
+    }
+
+    // ---------------------------------------------------------------- reconciliation
+
+    private void reconcile(MetadataImage image) {
+        try {
+            removeDeletedPartitions(image);
+            addAssignedPartitions(image);
+        } catch (IOException | RuntimeException e) {
+            LOG.error("reconciling local partition groups with metadata at raft index {} failed",
+                    image.appliedRaftIndex(), e);
+        }
+    }
+
+    private void removeDeletedPartitions(MetadataImage image) throws IOException {
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (topic.isPresent() && topic.get().replicas().get(entry.partition()).contains(nodeId)) {
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            LOG.info("removing partition {} (group {})", tp, entry.groupId());
+            host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
+            partitions.remove(entry.groupId());
+            groupsByPartition.remove(tp, entry.groupId());
+            deleteRecursively(partitionDir(tp));
+            index.remove(entry.groupId());
+        }
+    }
+
+    private void addAssignedPartitions(MetadataImage image) throws IOException {
+        for (TopicInfo topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitionCount(); p++) {
+                List<Integer> replicas = topic.replicas().get(p);
+                if (!replicas.contains(nodeId)) {
+                    continue;
+                }
+                UUID gid = PartitionGroups.groupId(topic.topicId(), p);
+                if (host.hostsGroup(RaftGroupId.valueOf(gid))) {
+                    continue;
+                }
+                index.put(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name()));
+                host.addGroup(RaftGroupId.valueOf(gid), peers(replicas));
+                LOG.info("hosting partition {}-{} (group {}, replicas {})", topic.name(), p, gid, replicas);
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- MetadataService
+
+    @Override
+    public MetadataImage image() {
+        return metadata.image();
+    }
+
+    @Override
+    public CompletableFuture<MetadataResult> submit(MetadataCommand command) {
+        Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(MetadataCodec.encode(command)));
+        return metadataClient.async().send(message).handle((reply, error) -> {
+            if (error != null) {
+                return new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: " + error);
+            }
+            if (!reply.isSuccess()) {
+                return new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: "
+                        + reply.getException());
+            }
+            return MetadataCodec.decodeResult(reply.getMessage().getContent().asReadOnlyByteBuffer());
+        });
+    }
+
+    @Override
+    public int controllerId() {
+        return host.role(METADATA_GROUP).map(role -> parseNodeId(role.leaderId())).orElse(-1);
+    }
+
+    @Override
+    public int localNodeId() {
+        return nodeId;
+    }
+
+    private static int parseNodeId(String peerId) {
+        if (peerId == null) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(peerId);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    // ---------------------------------------------------------------- ReplicatedPartitions
+
+    @Override
+    public CompletableFuture<Result> submit(TopicPartition tp, Command command, long timeoutMs) {
+        UUID gid = groupsByPartition.get(tp);
+        if (gid == null) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    tp + " is not hosted on broker " + nodeId));
+        }
+        ByteBuffer bytes = CommandCodec.encode(command);
+        return host.submit(RaftGroupId.valueOf(gid), bytes)
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((result, error) -> error != null ? timedOut(tp, error) : toResult(tp, result));
+    }
+
+    private static Result timedOut(TopicPartition tp, Throwable error) {
+        if (error instanceof TimeoutException) {
+            return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": not committed in time");
+        }
+        return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": " + error);
+    }
+
+    private Result toResult(TopicPartition tp, SubmitResult result) {
+        if (result instanceof SubmitResult.Applied applied) {
+            return CommandCodec.decodeResult(applied.reply());
+        }
+        if (result instanceof SubmitResult.NotLeader) {
+            return new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER, tp + ": broker " + nodeId
+                    + " is not the leader");
+        }
+        Throwable cause = ((SubmitResult.Failed) result).cause();
+        UUID gid = groupsByPartition.get(tp);
+        PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
+        StorageException offline = machine == null ? null : machine.offlineCause();
+        if (offline != null) {
+            return new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, tp + ": " + offline.getMessage());
+        }
+        return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": outcome unknown: " + cause);
+    }
+
+    @Override
+    public Optional<Partition> leaderReplica(TopicPartition tp) {
+        UUID gid = groupsByPartition.get(tp);
+        if (gid == null) {
+            return Optional.empty();
+        }
+        PartitionStateMachine machine = partitions.get(gid);
+        if (machine == null || machine.partition() == null || machine.offlineCause() != null) {
+            return Optional.empty();
+        }
+        boolean leader = host.role(RaftGroupId.valueOf(gid)).map(GroupRole::isLeader).orElse(false);
+        return leader ? Optional.of(machine.partition()) : Optional.empty();
+    }
+
+    @Override
+    public Leadership leadership(TopicPartition tp) {
+        UUID gid = groupsByPartition.get(tp);
+        if (gid == null) {
+            return Leadership.UNKNOWN;
+        }
+        return host.role(RaftGroupId.valueOf(gid))
+                .map(role -> new Leadership(parseNodeId(role.leaderId()), (int) role.term(), role.isLeader()))
+                .orElse(Leadership.UNKNOWN);
+    }
+
+    @Override
+    public void onAppend(Consumer<TopicPartition> listener) {
+        appendListeners.add(listener);
+    }
+
+    @Override
+    public void close() throws IOException {
+        reconciler.shutdownNow();
+        try {
+            reconciler.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        metadataClient.close();
+        host.close();
+    }
+}
