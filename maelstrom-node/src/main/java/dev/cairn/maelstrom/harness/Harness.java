@@ -95,12 +95,13 @@ public final class Harness {
         KafkaWorkload workload = new KafkaWorkload(config, network, nodeIds, history, clockNs);
         PartitionNemesis nemesis = config.partition()
             ? new PartitionNemesis(network, nodeIds, config.nemesisIntervalS(), config.seed(), clockNs) : null;
+        long endNs = clockNs.getAsLong() + (long) (config.timeLimitS() * 1e9);
         if (nemesis != null) {
-            nemesis.start();
+            nemesis.start(endNs);
         }
         try {
             LOG.info("Running kafka workload for {} s", config.timeLimitS());
-            workload.runMainPhase(clockNs.getAsLong() + (long) (config.timeLimitS() * 1e9));
+            workload.runMainPhase(endNs);
         } finally {
             if (nemesis != null) {
                 LOG.info("Healing cluster");

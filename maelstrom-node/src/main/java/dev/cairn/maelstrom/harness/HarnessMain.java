@@ -2,7 +2,9 @@ package dev.cairn.maelstrom.harness;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +35,7 @@ public final class HarnessMain {
         "  --recovery-wait S        wait after healing before final polls (default 10)",
         "  --final-polls S          bound on the final polls (default 10)",
         "  --availability A         also require ok fraction >= A (0..1)",
-        "  --log-dir DIR            node stderr logs (default ./harness-logs)",
+        "  --log-dir DIR            node stderr logs, history.txt, results.txt (default ./harness-logs)",
         "  --log-stderr             also echo node stderr with a [nX] prefix");
 
     private HarnessMain() {
@@ -119,7 +121,9 @@ public final class HarnessMain {
             return EXIT_BAD_ARGS;
         }
         HarnessResult result = Harness.run(config);
-        out.print(Report.format(result));
+        String report = Report.format(result);
+        out.print(report);
+        writeStore(config.logDir(), result, report);
         int exit = result.exitCode();
         if (exit == 0 && availability >= 0 && result.stats().okFraction() < availability) {
             out.printf(Locale.ROOT, "availability %.4f is below the required %.4f%n", result.stats().okFraction(),
@@ -127,6 +131,18 @@ public final class HarnessMain {
             exit = 1;
         }
         return exit;
+    }
+
+    /** Writes {@code history.txt} (one operation per line) and {@code results.txt} next to the node logs. */
+    private static void writeStore(Path dir, HarnessResult result, String report) throws IOException {
+        Files.createDirectories(dir);
+        try (Writer history = Files.newBufferedWriter(dir.resolve("history.txt"), StandardCharsets.UTF_8)) {
+            for (KafkaOp op : result.history()) {
+                history.write(op.toString());
+                history.write('\n');
+            }
+        }
+        Files.writeString(dir.resolve("results.txt"), report, StandardCharsets.UTF_8);
     }
 
     private static boolean parseNemesis(String value) {

@@ -53,6 +53,33 @@ public final class KafkaChecker {
     private KafkaChecker() {
     }
 
+    /** Bound on [offset msg] pairs shown per example. */
+    static final int EXAMPLE_PAIRS_MAX = 12;
+
+    /** A short rendering of {@code op} restricted to {@code key}, for anomaly examples. */
+    static String brief(KafkaOp op, String key) {
+        if (op == null) {
+            return "null";
+        }
+        StringBuilder text = new StringBuilder("{index ").append(op.index()).append(", process ").append(op.process())
+            .append(", ").append(op.type().name().toLowerCase(java.util.Locale.ROOT)).append(' ')
+            .append(op.f().name().toLowerCase(java.util.Locale.ROOT));
+        if (op.value() instanceof OpValue.Send send) {
+            text.append(" key ").append(send.key()).append(" msg ").append(send.msg()).append(" offset ")
+                .append(send.offset());
+        } else if (op.value() instanceof OpValue.Poll poll && poll.msgs() != null) {
+            List<OffsetMsg> pairs = poll.msgs().getOrDefault(key, List.of());
+            text.append(" key ").append(key).append(' ');
+            for (int i = 0; i < pairs.size() && i < EXAMPLE_PAIRS_MAX; i++) {
+                text.append('[').append(pairs.get(i).offset()).append(' ').append(pairs.get(i).msg()).append(']');
+            }
+            if (pairs.size() > EXAMPLE_PAIRS_MAX) {
+                text.append("... (").append(pairs.size()).append(" pairs)");
+            }
+        }
+        return text.append('}').toString();
+    }
+
     /** Checks {@code history} (invocations and completions, in history order). */
     public static CheckResult check(List<KafkaOp> history) {
         return new KafkaChecker().analyse(history);
@@ -186,7 +213,7 @@ public final class KafkaChecker {
             reads(op).forEach((key, pairs) -> pairs.forEach(pair -> {
                 if (failed.getOrDefault(key, Set.of()).contains(pair.msg())) {
                     report("G1a", "key " + key + " message " + pair.msg() + " sent by failed "
-                        + writerOf.get(key).get(pair.msg()) + " was polled by " + op);
+                        + brief(writerOf.get(key).get(pair.msg()), key) + " was polled by " + brief(op, key));
                 }
             }));
         }
@@ -228,7 +255,8 @@ public final class KafkaChecker {
                 if (!read.contains(value) && writer != null && mustHaveCommitted(writer)) {
                     report("lost-write", "key " + key + " message " + value + " at index " + firstIndex.get(value)
                         + " was never polled, but index " + bound + " (message " + maxReadValue + ") was, by "
-                        + firstReaderOf.getOrDefault(key, Map.of()).get(maxReadValue) + "; writer " + writer);
+                        + brief(firstReaderOf.getOrDefault(key, Map.of()).get(maxReadValue), key) + "; writer "
+                        + brief(writer, key));
                 }
             }
         }
@@ -258,10 +286,10 @@ public final class KafkaChecker {
                     int delta = delta(key, before, after);
                     if (delta > 1) {
                         report("int-poll-skip", "key " + key + " messages " + before + " then " + after
-                            + " (delta " + delta + ") in " + op);
+                            + " (delta " + delta + ") in " + brief(op, key));
                     } else if (delta < 1) {
                         report("int-nonmonotonic-poll", "key " + key + " messages " + before + " then " + after
-                            + " (delta " + delta + ") in " + op);
+                            + " (delta " + delta + ") in " + brief(op, key));
                     }
                 }
             });
@@ -307,11 +335,12 @@ public final class KafkaChecker {
                     int delta = delta(entry.getKey(), before, after);
                     if (delta > 1) {
                         report("poll-skip", "key " + entry.getKey() + " process " + op.process() + " polled "
-                            + before + " then " + after + " (delta " + delta + "): " + lastOp + " then " + op);
+                            + before + " then " + after + " (delta " + delta + "): " + brief(lastOp, entry.getKey())
+                            + " then " + brief(op, entry.getKey()));
                     } else if (delta < 1) {
                         report("nonmonotonic-poll", "key " + entry.getKey() + " process " + op.process()
-                            + " polled " + before + " then " + after + " (delta " + delta + "): " + lastOp
-                            + " then " + op);
+                            + " polled " + before + " then " + after + " (delta " + delta + "): "
+                            + brief(lastOp, entry.getKey()) + " then " + brief(op, entry.getKey()));
                     }
                 }
                 if (op.type() == OpType.OK) {
@@ -341,7 +370,8 @@ public final class KafkaChecker {
                     int delta = delta(send.key(), before, send.msg());
                     if (delta < 1) {
                         report("nonmonotonic-send", "key " + send.key() + " process " + op.process() + " sent "
-                            + before + " then " + send.msg() + " (delta " + delta + "): " + lastOp + " then " + op);
+                            + before + " then " + send.msg() + " (delta " + delta + "): " + brief(lastOp, send.key())
+                            + " then " + brief(op, send.key()));
                     }
                 }
                 lastSends.put(send.key(), op);

@@ -22,7 +22,8 @@ public record KafkaOp(int index, int process, OpType type, OpFn f, long timeNs, 
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder();
-        text.append('{').append("index ").append(index).append(", process ").append(process)
+        text.append('{').append("index ").append(index).append(", time ").append(timeNs)
+            .append(", process ").append(process)
             .append(", ").append(type.name().toLowerCase(java.util.Locale.ROOT))
             .append(' ').append(f.name().toLowerCase(java.util.Locale.ROOT)).append(", ").append(value);
         if (error != null) {

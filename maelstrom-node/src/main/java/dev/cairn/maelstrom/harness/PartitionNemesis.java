@@ -42,16 +42,18 @@ final class PartitionNemesis {
         this.clockNs = clockNs;
     }
 
-    void start() {
-        thread = new Thread(this::loop, "harness-nemesis");
+    /** Starts the schedule; no partition starts or stops after {@code endNs} (the time limit). */
+    void start(long endNs) {
+        thread = new Thread(() -> loop(endNs), "harness-nemesis");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private void loop() {
+    private void loop(long endNs) {
         boolean partitioned = false;
         try {
-            while (!stopSignal.await((long) (random.nextDouble() * 2 * intervalS * 1000), TimeUnit.MILLISECONDS)) {
+            while (!stopSignal.await((long) (random.nextDouble() * 2 * intervalS * 1000), TimeUnit.MILLISECONDS)
+                    && clockNs.getAsLong() < endNs) {
                 if (partitioned) {
                     network.heal();
                     event("stop-partition: network healed");

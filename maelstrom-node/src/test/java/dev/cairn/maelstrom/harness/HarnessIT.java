@@ -96,6 +96,19 @@ class HarnessIT {
 
     @Test
     @Timeout(60)
+    void replyWithAnUndocumentedFieldIsMalformedAndTheOpIndefinite() throws Exception {
+        // Maelstrom's reply schemas are closed (maelstrom.md 2.3): every send becomes an info, none is ok.
+        HarnessResult result = run(config("extra-field", 1, 3).finalPhase(0.5, 2).build());
+        long[] sends = result.stats().byFn().get(OpFn.SEND);
+        assertTrue(sends[0] > 0 && sends[1] == 0 && sends[3] == sends[0], () -> Report.format(result));
+        assertTrue(result.history().stream().anyMatch(op -> op.error() != null
+            && op.error().startsWith("malformed RPC response: unexpected field leader")));
+        assertEquals(List.of(OpFn.SEND), result.check().fnsWithoutOk());
+        assertFalse(result.valid());
+    }
+
+    @Test
+    @Timeout(60)
     void nodeThatExitsEarlyFailsTheTestNamingItsExitStatus() throws Exception {
         HarnessResult result = run(config("crash-after-init", 1, 2).finalPhase(0, 1).build());
         assertFalse(result.valid());
