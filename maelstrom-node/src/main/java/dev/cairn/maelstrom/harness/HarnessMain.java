@@ -120,7 +120,13 @@ public final class HarnessMain {
             System.err.println(e.getMessage());
             return EXIT_BAD_ARGS;
         }
-        HarnessResult result = Harness.run(config);
+        HarnessResult result;
+        try {
+            result = Harness.run(config);
+        } catch (IOException e) {
+            System.err.println("cannot run the nodes: " + e.getMessage());
+            return HarnessResult.EXIT_CRASHED;
+        }
         String report = Report.format(result);
         out.print(report);
         writeStore(config.logDir(), result, report);

@@ -241,10 +241,10 @@ public final class KafkaChecker {
                 denseIndex++;
             }
             int bound = read.stream().filter(firstIndex::containsKey).mapToInt(firstIndex::get).max().orElse(-1);
-            List<Long> mustRead = new ArrayList<>();
+            Set<Long> mustRead = new LinkedHashSet<>();
             for (Set<Long> values : order.log().values()) {
                 for (long value : values) {
-                    if (lastIndex.get(value) <= bound && !mustRead.contains(value)) {
+                    if (lastIndex.get(value) <= bound) {
                         mustRead.add(value);
                     }
                 }

@@ -35,7 +35,7 @@ final class Network implements AutoCloseable {
         void deliver(String src, ObjectNode body);
     }
 
-    private final Map<String, NodeProcess> nodes = new ConcurrentHashMap<>();
+    private final Map<String, NodeSink> nodes = new ConcurrentHashMap<>();
     private final Map<String, ClientInbox> clients = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor delayer = new ScheduledThreadPoolExecutor(1, runnable -> {
         Thread thread = new Thread(runnable, "harness-network-latency");
@@ -63,7 +63,7 @@ final class Network implements AutoCloseable {
         this.latencyRandom = new Random(seed);
     }
 
-    void addNode(NodeProcess node) {
+    void addNode(NodeSink node) {
         nodes.put(node.nodeId(), node);
     }
 
@@ -121,7 +121,7 @@ final class Network implements AutoCloseable {
     }
 
     private void route(String src, String dest, ObjectNode body) {
-        NodeProcess node = nodes.get(dest);
+        NodeSink node = nodes.get(dest);
         ClientInbox client = clients.get(dest);
         if (node == null && client == null) {
             if (droppedUnknownDest.incrementAndGet() <= DROP_WARNINGS_LOGGED_MAX) {
@@ -156,7 +156,7 @@ final class Network implements AutoCloseable {
         }, (long) (delayMs * 1_000_000), TimeUnit.NANOSECONDS);
     }
 
-    private void deliverToNode(String src, NodeProcess node, ObjectNode body) {
+    private void deliverToNode(String src, NodeSink node, ObjectNode body) {
         if (grudge.getOrDefault(node.nodeId(), Set.of()).contains(src)) {
             droppedByPartition.incrementAndGet();
             return;

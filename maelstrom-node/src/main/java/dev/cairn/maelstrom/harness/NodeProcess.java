@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * one JSON message per line, stderr copied to {@code <logDir>/<node>.log} (Maelstrom's {@code node-logs/}) and,
  * with {@code logStderr}, also to the harness's stderr with a {@code [nX]} prefix.
  */
-final class NodeProcess {
+final class NodeProcess implements NodeSink {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeProcess.class);
 
@@ -105,12 +105,14 @@ final class NodeProcess {
         }
     }
 
-    String nodeId() {
+    @Override
+    public String nodeId() {
         return nodeId;
     }
 
     /** Writes one line to the node's stdin and flushes; a dead node's pipe error is logged, not thrown. */
-    void send(String line) {
+    @Override
+    public void send(String line) {
         synchronized (stdin) {
             try {
                 stdin.write(line);
