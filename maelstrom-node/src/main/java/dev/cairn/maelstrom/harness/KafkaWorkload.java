@@ -24,7 +24,10 @@ final class KafkaWorkload {
 
     /** Mean pause between final polls ({@code gen/stagger 1/5}). */
     static final double FINAL_POLL_STAGGER_S = 0.2;
-    /** How long the harness waits for a worker thread beyond its phase's deadline (an RPC timeout and slack). */
+    /**
+     * How long the harness waits for a worker thread beyond its phase's deadline, on top of two RPC timeouts
+     * (a poll and its commit_offsets); Jepsen waits for every op to complete.
+     */
     static final long WORKER_JOIN_SLACK_MS = 2_000;
 
     private final HarnessConfig config;
@@ -206,7 +209,7 @@ final class KafkaWorkload {
             threads.add(thread);
             thread.start();
         }
-        long joinDeadlineNs = endNs + (config.rpcTimeoutMs() + WORKER_JOIN_SLACK_MS) * 1_000_000L;
+        long joinDeadlineNs = endNs + (2 * config.rpcTimeoutMs() + WORKER_JOIN_SLACK_MS) * 1_000_000L;
         for (Thread thread : threads) {
             long waitMs = Math.max(1, (joinDeadlineNs - clockNs.getAsLong()) / 1_000_000);
             thread.join(waitMs);

@@ -36,6 +36,7 @@ final class NodeProcess implements NodeSink {
     private final Thread stdoutThread;
     private final Thread stderrThread;
     private volatile boolean stopping;
+    private boolean writeFailureLogged;
 
     private NodeProcess(String nodeId, Process process, Thread stdoutThread, Thread stderrThread) {
         this.nodeId = nodeId;
@@ -119,8 +120,9 @@ final class NodeProcess implements NodeSink {
                 stdin.write('\n');
                 stdin.flush();
             } catch (IOException e) {
-                if (!stopping) {
-                    LOG.warn("cannot write to {}: {}", nodeId, e.toString());
+                if (!stopping && !writeFailureLogged) {
+                    writeFailureLogged = true;
+                    LOG.warn("cannot write to {} (further failures not logged): {}", nodeId, e.toString());
                 }
             }
         }
