@@ -27,6 +27,12 @@ public class StorageException extends RuntimeException {
         this.diskFull = false;
     }
 
+    /** A failure of a library that reports disk-full its own way (RocksDB's NoSpace status). */
+    public StorageException(String message, Throwable cause, boolean diskFull) {
+        super(message + ": " + cause.getMessage(), cause);
+        this.diskFull = diskFull;
+    }
+
     protected StorageException(String message) {
         super(message);
         this.diskFull = false;

@@ -1,0 +1,93 @@
+package dev.cairn.broker.offsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The behaviour every {@link OffsetStore} shares (architecture.md, "Offsets": commits stored with the
+ * partition group's applied Raft index; replays idempotent; snapshots by checkpoint and restore).
+ */
+abstract class OffsetStoreContract {
+    @TempDir
+    Path tempDir;
+
+    abstract OffsetStore open();
+
+    /** Closes and reopens the store on the same data, as a broker restart does. */
+    abstract OffsetStore reopen(OffsetStore store);
+
+    @Test
+    void commitsAreReadBackPerGroupAndPartition() {
+        try (OffsetStore store = open()) {
+            assertEquals(OffsetStore.NO_RAFT_INDEX, store.appliedRaftIndex("t", 0));
+            assertTrue(store.commit("t", 0, 5, Map.of("g1", new CommittedOffset(42, "meta", 1000),
+                    "g2", new CommittedOffset(7, null, 1001))));
+            assertTrue(store.commit("t", 1, 3, Map.of("g1", new CommittedOffset(9, "", 1002))));
+            assertTrue(store.commit("u", 0, 2, Map.of("g1", new CommittedOffset(11, "x", 1003))));
+            assertEquals(Optional.of(new CommittedOffset(42, "meta", 1000)), store.fetch("g1", "t", 0));
+            assertEquals(Optional.of(new CommittedOffset(7, null, 1001)), store.fetch("g2", "t", 0));
+            assertEquals(Optional.empty(), store.fetch("g3", "t", 0));
+            assertEquals(Map.of("g1", new CommittedOffset(42, "meta", 1000), "g2", new CommittedOffset(7, null, 1001)),
+                    store.fetchAll("t", 0));
+            assertEquals(Map.of("g1", new CommittedOffset(9, "", 1002)), store.fetchAll("t", 1));
+            assertEquals(5, store.appliedRaftIndex("t", 0));
+            assertEquals(3, store.appliedRaftIndex("t", 1));
+        }
+    }
+
+    @Test
+    void replayedEntriesAreRefused() {
+        try (OffsetStore store = open()) {
+            assertTrue(store.commit("t", 0, 10, Map.of("g", new CommittedOffset(100, null, 1))));
+            assertFalse(store.commit("t", 0, 10, Map.of("g", new CommittedOffset(999, null, 2))), "same index");
+            assertFalse(store.commit("t", 0, 4, Map.of("g", new CommittedOffset(999, null, 2))), "older index");
+            assertEquals(100, store.fetch("g", "t", 0).orElseThrow().offset());
+            assertTrue(store.commit("t", 0, 11, Map.of()), "an entry without offsets still advances the index");
+            assertEquals(11, store.appliedRaftIndex("t", 0));
+        }
+    }
+
+    @Test
+    void offsetsAndAppliedIndexSurviveRestart() {
+        OffsetStore store = open();
+        for (int raftIndex = 1; raftIndex <= 200; raftIndex++) {
+            store.commit("t", raftIndex % 3, raftIndex, Map.of("g" + raftIndex % 5,
+                    new CommittedOffset(raftIndex * 10L, "m" + raftIndex, raftIndex)));
+        }
+        try (OffsetStore reopened = reopen(store)) {
+            assertEquals(198, reopened.appliedRaftIndex("t", 0));
+            assertEquals(199, reopened.appliedRaftIndex("t", 1));
+            assertEquals(200, reopened.appliedRaftIndex("t", 2));
+            assertEquals(new CommittedOffset(2000, "m200", 200), reopened.fetch("g0", "t", 2).orElseThrow());
+            assertEquals(5, reopened.fetchAll("t", 0).size());
+        }
+    }
+
+    @Test
+    void checkpointAndRestoreRoundTrip() {
+        try (OffsetStore store = open()) {
+            store.commit("t", 0, 1, Map.of("g", new CommittedOffset(10, "a", 1)));
+            store.commit("t", 1, 2, Map.of("g", new CommittedOffset(20, "b", 2)));
+            Path checkpoint = tempDir.resolve("checkpoint-1");
+            store.checkpoint(checkpoint);
+            store.commit("t", 0, 3, Map.of("g", new CommittedOffset(30, "c", 3), "h", new CommittedOffset(1, null, 3)));
+            store.commit("t", 2, 4, Map.of("g", new CommittedOffset(40, "d", 4)));
+            store.restore(checkpoint);
+            assertEquals(1, store.appliedRaftIndex("t", 0));
+            assertEquals(2, store.appliedRaftIndex("t", 1));
+            assertEquals(OffsetStore.NO_RAFT_INDEX, store.appliedRaftIndex("t", 2));
+            assertEquals(Map.of("g", new CommittedOffset(10, "a", 1)), store.fetchAll("t", 0));
+            assertEquals(Optional.empty(), store.fetch("g", "t", 2));
+            assertTrue(store.commit("t", 0, 3, Map.of("g", new CommittedOffset(31, null, 5))), "replay after restore");
+            assertEquals(31, store.fetch("g", "t", 0).orElseThrow().offset());
+        }
+    }
+}
