@@ -17,6 +17,7 @@ import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.io.NioFileIo;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.net.KafkaServer;
+import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
 import dev.cairn.protocol.ApiKey;
@@ -92,8 +93,11 @@ public final class Broker implements Closeable {
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
-        RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, new NioFileIo(), dataDir,
-                logConfig);
+        NioFileIo io = new NioFileIo();
+        // Synced writes: the Raft log is purged behind snapshots, so a commit lost from an unsynced RocksDB WAL
+        // could not be replayed. Commits are rare next to produces; the cost is small.
+        RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
+                RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true));
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cairn-timer");
             thread.setDaemon(true);

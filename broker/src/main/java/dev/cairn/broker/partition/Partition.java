@@ -7,12 +7,16 @@ import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.SequenceCheck.Duplicate;
+import dev.cairn.broker.offsets.OffsetStore;
+import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
 import dev.cairn.broker.partition.SequenceCheck.Reject;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordBatchDescriptor;
 import dev.cairn.protocol.wire.DecodeException;
 import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -31,14 +35,16 @@ public final class Partition {
     private final String topic;
     private final int partition;
     private final Log log;
+    private final OffsetStore offsets;
     private final ProducerStateTable producers = new ProducerStateTable();
     private final RecordBatch header = new RecordBatch();
     private long appliedRaftIndex;
 
-    public Partition(String topic, int partition, Log log) {
+    public Partition(String topic, int partition, Log log, OffsetStore offsets) {
         this.topic = topic;
         this.partition = partition;
         this.log = log;
+        this.offsets = offsets;
     }
 
     public String topic() {
@@ -70,8 +76,12 @@ public final class Partition {
             producers.onLogTruncatedBelow(log.logStartOffset());
             return new Result.Retained(log.logStartOffset(), deleted);
         }
-        if (command instanceof CommitOffset) {
-            return new Result.Rejected(ErrorCode.UNKNOWN_SERVER_ERROR, "offset commits are not served yet");
+        if (command instanceof CommitOffset commit) {
+            // The store keeps this group's applied Raft index with the offsets, in one atomic write, and ignores
+            // a replayed entry it already holds (it returns false then): either way the commit is in place.
+            offsets.commit(topic, partition, raftIndex, Map.of(commit.groupId(),
+                    new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs())));
+            return Result.OFFSET_COMMITTED;
         }
         throw new IllegalArgumentException("unknown command " + command);
     }
@@ -137,6 +147,11 @@ public final class Partition {
 
     public long logStartOffset() {
         return log.logStartOffset();
+    }
+
+    /** The group's committed offset for this partition, as last applied here. */
+    public Optional<CommittedOffset> committedOffset(String groupId) {
+        return offsets.fetch(groupId, topic, partition);
     }
 
     public OptionalLong offsetForTimestamp(long timestampMs) {

@@ -15,6 +15,7 @@ import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.Partition;
@@ -65,6 +66,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final FileIo io;
     private final Path logsDir;
     private final LogConfig logConfig;
+    private final OffsetStore offsets;
     private final LocalPartitionIndex index;
     private final ClusterMetadata metadata;
     private final RaftHost host;
@@ -82,12 +84,13 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
      * @param raftAddresses every voter's Raft address by node id (raft.voters)
      */
     public RatisCluster(int nodeId, Map<Integer, String> raftAddresses, RatisSettings settings, FileIo io,
-            Path dataDir, LogConfig logConfig) throws IOException {
+            Path dataDir, LogConfig logConfig, OffsetStore offsets) throws IOException {
         this.nodeId = nodeId;
         this.raftAddresses = Map.copyOf(raftAddresses);
         this.io = io;
         this.logsDir = dataDir.resolve("logs");
         this.logConfig = logConfig;
+        this.offsets = offsets;
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
         this.metadata = new ClusterMetadata(image -> reconciler.execute(() -> reconcile(image)));
@@ -105,7 +108,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 "Raft group " + gid + " is not in the local partition index"));
         TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
         PartitionStateMachine machine = new PartitionStateMachine(
-                () -> new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp), logConfig)),
+                () -> new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp), logConfig),
+                        offsets),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
@@ -314,5 +318,6 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         }
         metadataClient.close();
         host.close();
+        offsets.close();
     }
 }

@@ -11,6 +11,7 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.log.TestBatches;
+import dev.cairn.broker.offsets.InMemoryOffsetStore;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordBatchDescriptor;
@@ -27,9 +28,10 @@ class PartitionTest {
     private static final Path DIR = Path.of("/data/orders-0");
     private final SimulatedFileIo io = new SimulatedFileIo(1);
     private final LogConfig config = LogConfig.defaults().withSegmentBytes(4096);
+    private final InMemoryOffsetStore offsets = new InMemoryOffsetStore(io);
 
     private Partition open() {
-        return new Partition("orders", 0, Log.open(io, DIR, config));
+        return new Partition("orders", 0, Log.open(io, DIR, config), offsets);
     }
 
     /** A client batch (base offset 0) of {@code records} records, optionally idempotent. */
@@ -80,6 +82,19 @@ class PartitionTest {
         assertEquals(3, first.baseOffset(), "the batch containing the fetch offset is returned whole");
         assertEquals(7, first.partitionLeaderEpoch());
         assertTrue(first.isChecksumValid(), "offset assignment leaves the CRC valid");
+    }
+
+    @Test
+    void offsetCommitsAreStoredAndAReplayedCommitIsIgnored() {
+        Partition partition = open();
+        Command commit = CommandCodec.decodeCommand(CommandCodec.encode(
+                new Command.CommitOffset("g1", 42, 3, "meta", 99L)));
+        assertEquals(Result.OFFSET_COMMITTED, partition.apply(1, 1, commit));
+        assertEquals(42, partition.committedOffset("g1").orElseThrow().offset());
+        assertEquals("meta", partition.committedOffset("g1").orElseThrow().metadata());
+        partition.apply(2, 1, new Command.CommitOffset("g1", 50, 3, null, 100L));
+        assertEquals(50, partition.committedOffset("g1").orElseThrow().offset());
+        assertTrue(partition.committedOffset("other").isEmpty());
     }
 
     @Test
