@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cairn.protocol.message.ApiVersionsResponse;
 import dev.cairn.protocol.message.FetchResponse;
 import dev.cairn.protocol.message.MetadataRequest;
+import dev.cairn.protocol.message.ProduceRequest;
 import dev.cairn.protocol.schema.Struct;
+import dev.cairn.protocol.wire.ByteBufferRecords;
 import dev.cairn.protocol.wire.ByteBufferWritable;
 import dev.cairn.protocol.wire.DecodeException;
 import dev.cairn.protocol.wire.RecordsPayload;
@@ -93,6 +95,26 @@ class ProtocolCodecTest {
                 assertEquals(body, decoded.body());
             }
         }
+    }
+
+    @Test
+    void decodedProduceRecordsAreASliceOfTheFrame() {
+        byte[] records = {1, 2, 3, 4, 5};
+        Struct partition = new Struct(ProduceRequest.PartitionProduceData.SCHEMA)
+                .set(ProduceRequest.PartitionProduceData.RECORDS, ByteBufferRecords.of(ByteBuffer.wrap(records)));
+        Struct topic = new Struct(ProduceRequest.TopicProduceData.SCHEMA)
+                .set(ProduceRequest.TopicProduceData.PARTITION_DATA, List.of(partition));
+        Struct body = new Struct(ProduceRequest.SCHEMA).set(ProduceRequest.TOPIC_DATA, List.of(topic));
+        ByteBuffer frame = withoutSizePrefix(ProtocolCodec.encodeRequest(
+                new RequestHeader(ApiKey.PRODUCE.id(), (short) 7, 1, null), body));
+
+        Struct decoded = ProtocolCodec.decodeRequest(frame).body();
+        Struct decodedPartition = decoded.get(ProduceRequest.TOPIC_DATA).get(0)
+                .get(ProduceRequest.TopicProduceData.PARTITION_DATA).get(0);
+        ByteBuffer slice = ByteBufferRecords.bufferOf(decodedPartition.get(ProduceRequest.PartitionProduceData.RECORDS));
+        assertEquals(ByteBuffer.wrap(records), slice);
+        frame.array()[frame.arrayOffset() + frame.limit() - 1] = 42;
+        assertEquals(42, slice.get(4), "the records are not copied out of the frame");
     }
 
     @Test
