@@ -45,9 +45,14 @@ import java.nio.ByteBuffer;
  *
  * <p>Decisions where Cairn differs from or goes beyond Kafka:
  * <ul>
- *   <li>Unparseable records give INVALID_RECORD (87), not CORRUPT_MESSAGE: Kafka's record readers throw
- *       {@code InvalidRecordException} ("Found invalid record structure", "Incorrect declared batch size"),
- *       which {@code Errors} maps to INVALID_RECORD; CORRUPT_MESSAGE is reserved for CRC and size-field damage,
+ *   <li>Unparseable records give INVALID_RECORD (87), not CORRUPT_MESSAGE, because that is what Kafka does:
+ *       its record readers ({@code DefaultRecord.readFrom}, {@code DefaultRecordBatch}'s iterators) throw
+ *       {@code org.apache.kafka.common.InvalidRecordException} ("Found invalid record structure", "Incorrect
+ *       declared batch size"), and in kafka-clients 4.4 that class is the one {@code Errors.INVALID_RECORD}
+ *       maps to (it extends InvalidConfigurationException, not CorruptRecordException; checked with javap, and
+ *       ProduceBatchValidatorTest asserts it against kafka-clients). LogValidator itself raises
+ *       CorruptRecordException only for v0/v1 inner-record CRC failures. CORRUPT_MESSAGE is left for CRC and
+ *       size-field damage,
  *       which a resend can fix (it is retriable), while a resend of a well-checksummed but malformed batch
  *       cannot. Corrupt compressed data, for which Kafka answers UNKNOWN_SERVER_ERROR (an untyped
  *       KafkaException), also gets INVALID_RECORD here.</li>

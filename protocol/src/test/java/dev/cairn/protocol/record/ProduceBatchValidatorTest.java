@@ -3,6 +3,7 @@ package dev.cairn.protocol.record;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.protocol.ErrorCode;
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.function.Consumer;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -222,6 +224,10 @@ class ProduceBatchValidatorTest {
         BatchValidationResult result = validate(payload);
         assertCode(ErrorCode.INVALID_RECORD, result, "invalid record structure");
         assertEquals(2, result.recordIndex());
+        // The oracle: kafka-clients fails on the same bytes with an exception that Errors maps to the same code.
+        RuntimeException kafkaFailure = assertThrows(RuntimeException.class,
+            () -> KafkaOracle.onlyKafkaBatch(payload).forEach(record -> { }));
+        assertEquals(ErrorCode.INVALID_RECORD.code(), Errors.forException(kafkaFailure).code());
         ByteBuffer badVarint = RecordCursorTest.singleRecordBatch(new byte[] {(byte) 0xff, (byte) 0xff,
             (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0});
         assertCode(ErrorCode.INVALID_RECORD, validate(badVarint), "varint longer than");
