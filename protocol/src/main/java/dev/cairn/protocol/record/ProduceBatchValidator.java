@@ -78,7 +78,8 @@ public final class ProduceBatchValidator {
     /**
      * Validates the bytes between {@code partitionRecords}' position and limit (the position does not move).
      *
-     * @param produceVersion the Produce request version the batch arrived in
+     * @param produceVersion the Produce request version the batch arrived in; the rules are those of v3 and
+     *     later (magic 2 only), which is all Cairn accepts, so an older version is held to them too
      * @param nowMs the broker's clock reading for this request, for the timestamp window
      */
     public static BatchValidationResult validate(ByteBuffer partitionRecords, short produceVersion,

@@ -35,7 +35,8 @@ import java.nio.charset.StandardCharsets;
  * CRC; callers that have not done so should call {@link RecordBatch#isChecksumValid()} first.
  *
  * <p>Not thread-safe. The slices it returns stay valid until the next {@link #reset}; the values returned by
- * the scalar getters describe the current record only.
+ * the scalar getters describe the current record only. After an exception the cursor must be reset before it
+ * is used again.
  */
 public final class RecordCursor {
     /** Inflated bytes allowed per batch when the caller names no limit; see {@link BatchValidationConfig}. */

@@ -70,8 +70,8 @@ class ProduceBatchValidatorTest {
         ByteBuffer full = batch(CompressionType.NONE, 2);
         assertCode(ErrorCode.INVALID_RECORD, validate(RecordCursorTest.copyOf(full, full.remaining() - 1)),
                 "is truncated");
-        assertCode(ErrorCode.INVALID_RECORD, validate(RecordCursorTest.copyOf(full, RecordBatchDescriptor.HEADER_BYTES)),
-                "is truncated");
+        ByteBuffer headerOnly = RecordCursorTest.copyOf(full, RecordBatchDescriptor.HEADER_BYTES);
+        assertCode(ErrorCode.INVALID_RECORD, validate(headerOnly), "is truncated");
     }
 
     @Test
@@ -110,8 +110,8 @@ class ProduceBatchValidatorTest {
         ByteBuffer payload = batch(CompressionType.ZSTD, 2);
         assertCode(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
                 ProduceBatchValidator.validate(payload, (short) 6, DEFAULTS, NOW_MS));
-        assertCode(ErrorCode.NONE, ProduceBatchValidator.validate(payload, ProduceBatchValidator.PRODUCE_VERSION_ZSTD_MIN,
-                DEFAULTS, NOW_MS));
+        assertCode(ErrorCode.NONE, ProduceBatchValidator.validate(payload,
+                ProduceBatchValidator.PRODUCE_VERSION_ZSTD_MIN, DEFAULTS, NOW_MS));
         // Kafka checks the codec in ProduceRequest before it looks at the CRC; so does Cairn.
         payload.put(payload.limit() - 1, (byte) (payload.get(payload.limit() - 1) ^ 1));
         assertCode(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
