@@ -105,6 +105,11 @@ class RecordCursorTest {
     }
 
     @Test
+    void cursorMustBeResetBeforeUse() {
+        assertThrows(IllegalStateException.class, () -> new RecordCursor().next());
+    }
+
+    @Test
     void cursorIsReusableAcrossBatches() {
         RecordCursor cursor = new RecordCursor();
         for (CompressionType compressionType : CompressionType.values()) {
