@@ -214,8 +214,11 @@ public final class ProduceBatchValidator {
                 }
                 long timestamp = cursor.timestamp();
                 if (timestampError == null) {
-                    timestampError = timestampError(batch, config, timestamp, nowMs);
-                    timestampErrorIndex = index;
+                    String error = timestampError(batch, config, timestamp, nowMs);
+                    if (error != null) {
+                        timestampError = error;
+                        timestampErrorIndex = index;
+                    }
                 }
                 if (timestamp > maxTimestamp) {
                     maxTimestamp = timestamp;
