@@ -206,6 +206,11 @@ public final class RecordBatch {
         buffer.putLong(start + BASE_OFFSET_OFFSET, baseOffset);
     }
 
+    /** Assigns offsets by the last one, as Kafka's setLastOffset does: baseOffset = lastOffset - lastOffsetDelta. */
+    public void setLastOffset(long lastOffset) {
+        setBaseOffset(lastOffset - lastOffsetDelta());
+    }
+
     /** Stamps the leader epoch, which also lies outside the CRC. */
     public void setPartitionLeaderEpoch(int epoch) {
         buffer.putInt(start + PARTITION_LEADER_EPOCH_OFFSET, epoch);
