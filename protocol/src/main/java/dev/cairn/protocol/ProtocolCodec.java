@@ -25,7 +25,11 @@ public final class ProtocolCodec {
 
     // ------------------------------------------------------------------------------------------- broker
 
-    /** Decodes a request frame; an unknown API or unsupported version yields a frame without a body. */
+    /**
+     * Decodes a request frame; an unknown API or unsupported version yields a frame without a body. The frame's
+     * position is not moved. Records values in the body are slices of the frame, so the frame's memory must stay
+     * valid (a pooled network buffer unreleased) for as long as the body is used.
+     */
     public static RequestFrame decodeRequest(ByteBuffer frame) {
         Readable in = new ByteBufferReadable(frame.duplicate());
         RequestHeader header = RequestHeader.read(in);

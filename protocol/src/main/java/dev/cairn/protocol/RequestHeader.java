@@ -35,9 +35,13 @@ public record RequestHeader(short apiKey, short apiVersion, int correlationId, S
         return new RequestHeader(apiKey, apiVersion, correlationId, clientId);
     }
 
-    /** The header version; only meaningful for an API Cairn serves. */
+    /** The header version, which only an API Cairn serves defines. */
     public short headerVersion() {
-        return ApiKey.forId(apiKey).requestHeaderVersion(apiVersion);
+        ApiKey known = ApiKey.forId(apiKey);
+        if (known == null) {
+            throw new IllegalStateException("api key " + apiKey + " is not served, so its header version is unknown");
+        }
+        return known.requestHeaderVersion(apiVersion);
     }
 
     public int sizeInBytes() {

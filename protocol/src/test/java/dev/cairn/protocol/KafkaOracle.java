@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cairn.protocol.schema.Field;
 import dev.cairn.protocol.schema.Schema;
+import dev.cairn.protocol.schema.SchemaCodec;
 import dev.cairn.protocol.schema.Struct;
 import dev.cairn.protocol.schema.Type;
 import dev.cairn.protocol.wire.ByteBufferRecords;
@@ -86,8 +87,8 @@ final class KafkaOracle {
     }
 
     static byte[] encode(Struct body, short version) {
-        ByteBuffer buffer = ByteBuffer.allocate(dev.cairn.protocol.schema.SchemaCodec.size(body, version));
-        dev.cairn.protocol.schema.SchemaCodec.write(body, version, new ByteBufferWritable(buffer));
+        ByteBuffer buffer = ByteBuffer.allocate(SchemaCodec.size(body, version));
+        SchemaCodec.write(body, version, new ByteBufferWritable(buffer));
         return buffer.array();
     }
 
@@ -153,7 +154,7 @@ final class KafkaOracle {
             case BYTES:
                 return BinaryNode.valueOf((byte[]) value);
             case RECORDS:
-                ByteBuffer records = ((ByteBufferRecords) value).buffer();
+                ByteBuffer records = ByteBufferRecords.bufferOf((ByteBufferRecords) value);
                 byte[] bytes = new byte[records.remaining()];
                 records.get(bytes);
                 return BinaryNode.valueOf(bytes);

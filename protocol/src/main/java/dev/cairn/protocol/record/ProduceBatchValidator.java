@@ -45,9 +45,14 @@ import java.nio.ByteBuffer;
  *
  * <p>Decisions where Cairn differs from or goes beyond Kafka:
  * <ul>
- *   <li>Unparseable records give INVALID_RECORD (87), not CORRUPT_MESSAGE: Kafka's record readers throw
- *       {@code InvalidRecordException} ("Found invalid record structure", "Incorrect declared batch size"),
- *       which {@code Errors} maps to INVALID_RECORD; CORRUPT_MESSAGE is reserved for CRC and size-field damage,
+ *   <li>Unparseable records give INVALID_RECORD (87), not CORRUPT_MESSAGE, because that is what Kafka does:
+ *       its record readers ({@code DefaultRecord.readFrom}, {@code DefaultRecordBatch}'s iterators) throw
+ *       {@code org.apache.kafka.common.InvalidRecordException} ("Found invalid record structure", "Incorrect
+ *       declared batch size"), and in kafka-clients 4.4 that class is the one {@code Errors.INVALID_RECORD}
+ *       maps to (it extends InvalidConfigurationException, not CorruptRecordException; checked with javap, and
+ *       ProduceBatchValidatorTest asserts it against kafka-clients). LogValidator itself raises
+ *       CorruptRecordException only for v0/v1 inner-record CRC failures. CORRUPT_MESSAGE is left for CRC and
+ *       size-field damage,
  *       which a resend can fix (it is retriable), while a resend of a well-checksummed but malformed batch
  *       cannot. Corrupt compressed data, for which Kafka answers UNKNOWN_SERVER_ERROR (an untyped
  *       KafkaException), also gets INVALID_RECORD here.</li>
@@ -73,7 +78,8 @@ public final class ProduceBatchValidator {
     /**
      * Validates the bytes between {@code partitionRecords}' position and limit (the position does not move).
      *
-     * @param produceVersion the Produce request version the batch arrived in
+     * @param produceVersion the Produce request version the batch arrived in; the rules are those of v3 and
+     *     later (magic 2 only), which is all Cairn accepts, so an older version is held to them too
      * @param nowMs the broker's clock reading for this request, for the timestamp window
      */
     public static BatchValidationResult validate(ByteBuffer partitionRecords, short produceVersion,
@@ -208,8 +214,11 @@ public final class ProduceBatchValidator {
                 }
                 long timestamp = cursor.timestamp();
                 if (timestampError == null) {
-                    timestampError = timestampError(batch, config, timestamp, nowMs);
-                    timestampErrorIndex = index;
+                    String error = timestampError(batch, config, timestamp, nowMs);
+                    if (error != null) {
+                        timestampError = error;
+                        timestampErrorIndex = index;
+                    }
                 }
                 if (timestamp > maxTimestamp) {
                     maxTimestamp = timestamp;

@@ -28,10 +28,13 @@ import java.util.zip.CRC32C;
 /**
  * A flyweight over one RecordBatch v2 in a {@link ByteBuffer}: reads header fields in place with absolute
  * gets, checks the CRC-32C, and rewrites the fields that lie outside the CRC (base offset, partition leader
- * epoch). It allocates nothing and never moves the buffer's position. Layout: {@link RecordBatchDescriptor}.
+ * epoch). It never moves the buffer's position, and the header getters allocate nothing. Layout:
+ * {@link RecordBatchDescriptor}; records: {@link #records()} and {@link RecordCursor}.
  *
  * <p>{@link #wrap} checks only that the header fits and that the length field is sane against the bytes
- * available; call {@link #isChecksumValid()} before trusting anything under the CRC.
+ * available; call {@link #isChecksumValid()} before trusting anything under the CRC. The two in-place rewrites
+ * that touch bytes under the CRC, {@link #setMaxTimestamp} and {@link LogAppendTimeStamper#stamp}, rewrite the
+ * checksum too.
  */
 public final class RecordBatch {
     private ByteBuffer buffer;
@@ -201,6 +204,11 @@ public final class RecordBatch {
     /** Assigns offsets: writes baseOffset only; the CRC stays valid because baseOffset lies outside it. */
     public void setBaseOffset(long baseOffset) {
         buffer.putLong(start + BASE_OFFSET_OFFSET, baseOffset);
+    }
+
+    /** Assigns offsets by the last one, as Kafka's setLastOffset does: baseOffset = lastOffset - lastOffsetDelta. */
+    public void setLastOffset(long lastOffset) {
+        setBaseOffset(lastOffset - lastOffsetDelta());
     }
 
     /** Stamps the leader epoch, which also lies outside the CRC. */

@@ -186,7 +186,10 @@ public final class RecordBatchBuilder {
         batch.position(RECORDS_OFFSET);
         batch.put(payload);
         batch.flip();
-        RecordBatch.of(batch).writeChecksum();
+        RecordBatch built = RecordBatch.of(batch);
+        built.writeChecksum();
+        // Paired check (style.md point 7): what was written must read back; -ea runs it in tests.
+        assert built.isChecksumValid() && built.lastOffsetDelta() == recordsCount - 1 : "built an invalid batch";
         return batch;
     }
 

@@ -35,7 +35,8 @@ import java.nio.charset.StandardCharsets;
  * CRC; callers that have not done so should call {@link RecordBatch#isChecksumValid()} first.
  *
  * <p>Not thread-safe. The slices it returns stay valid until the next {@link #reset}; the values returned by
- * the scalar getters describe the current record only.
+ * the scalar getters describe the current record only. After an exception the cursor must be reset before it
+ * is used again.
  */
 public final class RecordCursor {
     /** Inflated bytes allowed per batch when the caller names no limit; see {@link BatchValidationConfig}. */
@@ -47,6 +48,8 @@ public final class RecordCursor {
     private static final int HEADER_VALUE_OFFSET_SLOT = 2;
     private static final int HEADER_VALUE_SIZE_SLOT = 3;
     private static final int HEADER_SLOTS_INITIAL = 8 * HEADER_SLOTS;
+    /** The largest int[] the JVM reliably allocates. */
+    private static final int HEADER_SLOTS_MAX = Integer.MAX_VALUE - 8;
 
     private ByteBuffer records;
     private long baseOffset;
@@ -108,8 +111,12 @@ public final class RecordCursor {
      * follow the last record, as Kafka does ("records still remaining").
      */
     public boolean next() {
-        if (recordIndex + 1 >= recordsCount) {
-            if (recordIndex + 1 == recordsCount && records.hasRemaining()) {
+        if (records == null) {
+            throw new IllegalStateException("reset the cursor onto a batch first");
+        }
+        // Written as recordsCount - 1 (recordsCount >= 0) so that nothing overflows at Integer.MAX_VALUE.
+        if (recordIndex >= recordsCount - 1) {
+            if (recordIndex == recordsCount - 1 && records.hasRemaining()) {
                 recordIndex = recordsCount;
                 throw DecodeException.format("%d bytes follow the last of %d records", records.remaining(),
                         recordsCount);
@@ -161,10 +168,14 @@ public final class RecordCursor {
                     records.remaining() / RECORD_HEADER_BYTES_MIN);
         }
         long slotsNeeded = (long) count * HEADER_SLOTS;
+        if (slotsNeeded > HEADER_SLOTS_MAX) {
+            throw DecodeException.format("record %d has %d headers, more than an array can index", recordIndex,
+                    count);
+        }
         if (slotsNeeded > headerSlots.length) {
             // count is bounded by the record's bytes above, so this allocation is bounded by the input size.
             long grown = Math.max(slotsNeeded, 2L * headerSlots.length);
-            headerSlots = new int[(int) Math.min(Integer.MAX_VALUE - 8, grown)];
+            headerSlots = new int[(int) Math.min(HEADER_SLOTS_MAX, grown)];
         }
         for (int i = 0; i < count; i++) {
             int base = i * HEADER_SLOTS;

@@ -38,23 +38,22 @@ public final class Field<T> {
         this.defaultValue = builder.hasDefault ? builder.defaultValue : typeDefault(builder.type);
     }
 
+    /** The default Kafka gives a field whose spec line has no {@code default}. */
     @SuppressWarnings("unchecked")
     private static <T> T typeDefault(Type<T> type) {
-        Object value;
-        switch (type.kind()) {
-            case BOOL: value = Boolean.FALSE; break;
-            case INT8: value = (byte) 0; break;
-            case INT16: value = (short) 0; break;
-            case INT32: case UINT16: value = 0; break;
-            case INT64: value = 0L; break;
-            case FLOAT64: value = 0.0d; break;
-            case UUID: value = new java.util.UUID(0L, 0L); break;
-            case STRING: value = ""; break;
-            case BYTES: value = new byte[0]; break;
-            case RECORDS: value = null; break;
-            case ARRAY: value = List.of(); break;
-            default: throw new IllegalStateException("unknown kind " + type.kind());
-        }
+        Object value = switch (type.kind()) {
+            case BOOL -> Boolean.FALSE;
+            case INT8 -> (byte) 0;
+            case INT16 -> (short) 0;
+            case INT32, UINT16 -> 0;
+            case INT64 -> 0L;
+            case FLOAT64 -> 0.0d;
+            case UUID -> new java.util.UUID(0L, 0L);
+            case STRING -> "";
+            case BYTES -> new byte[0];
+            case RECORDS -> null;
+            case ARRAY -> List.of();
+        };
         return (T) value;
     }
 

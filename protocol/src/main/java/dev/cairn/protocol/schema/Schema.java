@@ -23,6 +23,7 @@ public final class Schema {
     private final Versions flexibleVersions;
     private final Versions declaredVersions;
     private final List<Field<?>> fields = new ArrayList<>();
+    private final List<Field<?>> fieldsView = Collections.unmodifiableList(fields);
     private List<Field<?>> fieldsByTag = List.of();
     private Object[] defaults = new Object[0];
     private boolean built;
@@ -81,7 +82,7 @@ public final class Schema {
 
     /** All fields in declaration order, present or not in any particular version. */
     public List<Field<?>> fields() {
-        return fields;
+        return fieldsView;
     }
 
     /** The fields that have a tag, in ascending tag order (the order Kafka writes a tagged section in). */

@@ -22,6 +22,8 @@ import java.util.UUID;
  * non-nullable field) raises {@link IllegalArgumentException}, as that is a bug in the caller.
  */
 public final class SchemaCodec {
+    // The loops over fields and array elements are indexed rather than enhanced-for so that encoding allocates no
+    // iterators; array values are therefore expected to be random-access lists (ArrayList, List.of).
     private SchemaCodec() {
     }
 
@@ -48,7 +50,9 @@ public final class SchemaCodec {
 
     private static Struct readStruct(Schema schema, short version, boolean flexible, Readable in) {
         Struct struct = new Struct(schema);
-        for (Field<?> field : schema.fields()) {
+        List<Field<?>> fields = schema.fields();
+        for (int i = 0; i < fields.size(); i++) {
+            Field<?> field = fields.get(i);
             if (isUntaggedIn(field, version, flexible)) {
                 struct.setBySlot(field.slot(), readValue(field, version, flexible, in));
             }
@@ -88,7 +92,9 @@ public final class SchemaCodec {
     }
 
     private static Field<?> taggedField(Schema schema, int tag, short version) {
-        for (Field<?> field : schema.fieldsByTag()) {
+        List<Field<?>> tagged = schema.fieldsByTag();
+        for (int i = 0; i < tagged.size(); i++) {
+            Field<?> field = tagged.get(i);
             if (field.tag() == tag && field.isTaggedIn(version)) {
                 return field;
             }
@@ -177,7 +183,9 @@ public final class SchemaCodec {
             return kindBytesMin(arrayType.elementType().kind(), flexible);
         }
         int bytes = flexible ? 1 : 0;
-        for (Field<?> field : arrayType.elementSchema().fields()) {
+        List<Field<?>> fields = arrayType.elementSchema().fields();
+        for (int i = 0; i < fields.size(); i++) {
+            Field<?> field = fields.get(i);
             if (isUntaggedIn(field, version, flexible)) {
                 bytes += kindBytesMin(field.type().kind(), flexible);
             }
@@ -199,7 +207,9 @@ public final class SchemaCodec {
 
     private static void writeStruct(Struct struct, short version, boolean flexible, Writable out) {
         Schema schema = struct.schema();
-        for (Field<?> field : schema.fields()) {
+        List<Field<?>> fields = schema.fields();
+        for (int i = 0; i < fields.size(); i++) {
+            Field<?> field = fields.get(i);
             if (isUntaggedIn(field, version, flexible)) {
                 writeValue(field, struct.getBySlot(field.slot()), version, flexible, out);
             }
@@ -208,13 +218,16 @@ public final class SchemaCodec {
             return;
         }
         int count = 0;
-        for (Field<?> field : schema.fieldsByTag()) {
+        List<Field<?>> tagged = schema.fieldsByTag();
+        for (int i = 0; i < tagged.size(); i++) {
+            Field<?> field = tagged.get(i);
             if (isWrittenTagged(field, struct, version)) {
                 count++;
             }
         }
         out.writeUnsignedVarint(count);
-        for (Field<?> field : schema.fieldsByTag()) {
+        for (int i = 0; i < tagged.size(); i++) {
+            Field<?> field = tagged.get(i);
             if (isWrittenTagged(field, struct, version)) {
                 Object value = struct.getBySlot(field.slot());
                 out.writeUnsignedVarint(field.tag());
@@ -255,7 +268,8 @@ public final class SchemaCodec {
                 }
                 List<Object> elements = (List<Object>) value;
                 out.writeLength(elements.size(), flexible, false);
-                for (Object element : elements) {
+                for (int i = 0; i < elements.size(); i++) {
+                    Object element = elements.get(i);
                     if (type.isStructArray()) {
                         writeStruct((Struct) element, version, flexible, out);
                     } else {
@@ -314,7 +328,9 @@ public final class SchemaCodec {
     private static int sizeOfStruct(Struct struct, short version, boolean flexible) {
         Schema schema = struct.schema();
         int bytes = 0;
-        for (Field<?> field : schema.fields()) {
+        List<Field<?>> fields = schema.fields();
+        for (int i = 0; i < fields.size(); i++) {
+            Field<?> field = fields.get(i);
             if (isUntaggedIn(field, version, flexible)) {
                 bytes += sizeOfValue(field, struct.getBySlot(field.slot()), version, flexible);
             }
@@ -323,7 +339,9 @@ public final class SchemaCodec {
             return bytes;
         }
         int count = 0;
-        for (Field<?> field : schema.fieldsByTag()) {
+        List<Field<?>> tagged = schema.fieldsByTag();
+        for (int i = 0; i < tagged.size(); i++) {
+            Field<?> field = tagged.get(i);
             if (isWrittenTagged(field, struct, version)) {
                 count++;
                 int valueBytes = sizeOfValue(field, struct.getBySlot(field.slot()), version, true);
@@ -358,7 +376,8 @@ public final class SchemaCodec {
                 }
                 List<Object> elements = (List<Object>) value;
                 int bytes = sizeOfLength(elements.size(), flexible, false);
-                for (Object element : elements) {
+                for (int i = 0; i < elements.size(); i++) {
+                    Object element = elements.get(i);
                     bytes += type.isStructArray()
                             ? sizeOfStruct((Struct) element, version, flexible)
                             : sizeOfPrimitive(type.elementType().kind(), element, flexible);

@@ -18,6 +18,17 @@ public final class ByteBufferRecords implements RecordsPayload {
         return new ByteBufferRecords(records.slice());
     }
 
+    /**
+     * Returns the bytes of a records value that came from a decoder, which always produces this class; any other
+     * payload (a file slice) has no buffer to give.
+     */
+    public static ByteBuffer bufferOf(RecordsPayload decoded) {
+        if (!(decoded instanceof ByteBufferRecords)) {
+            throw new IllegalArgumentException("not an in-memory records payload: " + decoded);
+        }
+        return ((ByteBufferRecords) decoded).buffer();
+    }
+
     /** Returns an independent view of the bytes, positioned at their start. */
     public ByteBuffer buffer() {
         return records.duplicate();

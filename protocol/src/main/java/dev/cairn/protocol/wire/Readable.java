@@ -111,6 +111,10 @@ public interface Readable {
         if (length > STRING_BYTES_MAX) {
             throw DecodeException.format("string of %d bytes exceeds %d", length, STRING_BYTES_MAX);
         }
+        if (length == 0) {
+            // Empty strings are common (defaults, unset names) and need no allocation.
+            return "";
+        }
         return new String(readBytes(length), StandardCharsets.UTF_8);
     }
 

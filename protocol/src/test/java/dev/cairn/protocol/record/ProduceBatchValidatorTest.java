@@ -3,6 +3,7 @@ package dev.cairn.protocol.record;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.protocol.ErrorCode;
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.function.Consumer;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -68,8 +70,8 @@ class ProduceBatchValidatorTest {
         ByteBuffer full = batch(CompressionType.NONE, 2);
         assertCode(ErrorCode.INVALID_RECORD, validate(RecordCursorTest.copyOf(full, full.remaining() - 1)),
                 "is truncated");
-        assertCode(ErrorCode.INVALID_RECORD, validate(RecordCursorTest.copyOf(full, RecordBatchDescriptor.HEADER_BYTES)),
-                "is truncated");
+        ByteBuffer headerOnly = RecordCursorTest.copyOf(full, RecordBatchDescriptor.HEADER_BYTES);
+        assertCode(ErrorCode.INVALID_RECORD, validate(headerOnly), "is truncated");
     }
 
     @Test
@@ -108,8 +110,8 @@ class ProduceBatchValidatorTest {
         ByteBuffer payload = batch(CompressionType.ZSTD, 2);
         assertCode(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
                 ProduceBatchValidator.validate(payload, (short) 6, DEFAULTS, NOW_MS));
-        assertCode(ErrorCode.NONE, ProduceBatchValidator.validate(payload, ProduceBatchValidator.PRODUCE_VERSION_ZSTD_MIN,
-                DEFAULTS, NOW_MS));
+        assertCode(ErrorCode.NONE, ProduceBatchValidator.validate(payload,
+                ProduceBatchValidator.PRODUCE_VERSION_ZSTD_MIN, DEFAULTS, NOW_MS));
         // Kafka checks the codec in ProduceRequest before it looks at the CRC; so does Cairn.
         payload.put(payload.limit() - 1, (byte) (payload.get(payload.limit() - 1) ^ 1));
         assertCode(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
@@ -222,6 +224,10 @@ class ProduceBatchValidatorTest {
         BatchValidationResult result = validate(payload);
         assertCode(ErrorCode.INVALID_RECORD, result, "invalid record structure");
         assertEquals(2, result.recordIndex());
+        // The oracle: kafka-clients fails on the same bytes with an exception that Errors maps to the same code.
+        RuntimeException kafkaFailure = assertThrows(RuntimeException.class,
+            () -> KafkaOracle.onlyKafkaBatch(payload).forEach(record -> { }));
+        assertEquals(ErrorCode.INVALID_RECORD.code(), Errors.forException(kafkaFailure).code());
         ByteBuffer badVarint = RecordCursorTest.singleRecordBatch(new byte[] {(byte) 0xff, (byte) 0xff,
             (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0});
         assertCode(ErrorCode.INVALID_RECORD, validate(badVarint), "varint longer than");

@@ -170,6 +170,15 @@ class RecordBatchBuilderTest {
         assertFalse(cursor.next());
     }
 
+    @Test
+    void recordHeadersCompareTheirValueBytes() {
+        assertEquals(new RecordHeader("k", utf8("v")), new RecordHeader("k", utf8("v")));
+        assertEquals(new RecordHeader("k", utf8("v")).hashCode(), new RecordHeader("k", utf8("v")).hashCode());
+        assertEquals(new RecordHeader("k", null), new RecordHeader("k", null));
+        assertFalse(new RecordHeader("k", utf8("v")).equals(new RecordHeader("k", null)));
+        assertThrows(NullPointerException.class, () -> new RecordHeader(null, utf8("v")));
+    }
+
     private static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

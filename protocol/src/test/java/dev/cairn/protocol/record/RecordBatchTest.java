@@ -114,6 +114,17 @@ class RecordBatchTest {
     }
 
     @Test
+    void setLastOffsetMatchesKafkasSetLastOffset() {
+        List<TestRecord> records = KafkaOracle.variedRecords(FIRST_TIMESTAMP_MS, 10, 3);
+        ByteBuffer ours = KafkaOracle.kafkaBatch(CompressionType.ZSTD, Producer.NONE, records);
+        ByteBuffer kafkas = RecordCursorTest.copyOf(ours, ours.remaining());
+        RecordBatch.of(ours).setLastOffset(509L);
+        KafkaOracle.onlyKafkaBatch(kafkas).setLastOffset(509L);
+        assertEquals(kafkas, ours);
+        assertEquals(500L, RecordBatch.of(ours).baseOffset());
+    }
+
+    @Test
     void setMaxTimestampRewritesTheCrcOnlyWhenTheValueChanges() {
         ByteBuffer buffer = KafkaOracle.kafkaBatch(CompressionType.LZ4, Producer.NONE,
                 KafkaOracle.variedRecords(FIRST_TIMESTAMP_MS, 4, 1));

@@ -105,6 +105,11 @@ class RecordCursorTest {
     }
 
     @Test
+    void cursorMustBeResetBeforeUse() {
+        assertThrows(IllegalStateException.class, () -> new RecordCursor().next());
+    }
+
+    @Test
     void cursorIsReusableAcrossBatches() {
         RecordCursor cursor = new RecordCursor();
         for (CompressionType compressionType : CompressionType.values()) {
@@ -188,20 +193,29 @@ class RecordCursorTest {
 
     @Test
     void fieldLengthsPastTheRecordRaiseDecodeException() {
-        // Lengths are zig-zag varints (14 is 7). length 7: attributes 0, timestampDelta 0, offsetDelta 0, keyLength 100 (zig-zag 200), value..., headers.
-        assertDecodeFails(singleRecordBatch(new byte[] {14, 0, 0, 0, (byte) 0xc8, 0x01, 1, 0}), "key past end", "key needs 100 bytes");
+        // Lengths are zig-zag varints: 14 encodes 7, 0xc8 0x01 encodes 100, 1 encodes -1, 3 encodes -2.
+        // Record: length 7, attributes 0, timestampDelta 0, offsetDelta 0, keyLength 100, then too few bytes.
+        assertDecodeFails(singleRecordBatch(new byte[] {14, 0, 0, 0, (byte) 0xc8, 0x01, 1, 0}), "key past end",
+                "key needs 100 bytes");
         // A value length of -2 is neither null (-1) nor a length.
-        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 3, 0}), "value length -2", "value length -2");
+        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 3, 0}), "value length -2",
+                "value length -2");
         // A negative header count, and a header with a null key.
-        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 1, 1}), "header count -1", "header count -1");
-        assertDecodeFails(singleRecordBatch(new byte[] {16, 0, 0, 0, 1, 1, 2, 1, 1}), "null header key", "key length -1");
+        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 1, 1}), "header count -1",
+                "header count -1");
+        assertDecodeFails(singleRecordBatch(new byte[] {16, 0, 0, 0, 1, 1, 2, 1, 1}), "null header key",
+                "key length -1");
         // A record length larger than what is left in the batch, and a negative record length.
-        assertDecodeFails(singleRecordBatch(new byte[] {100, 0, 0, 0, 1, 1, 0}), "record past end", "length 50 outside");
-        assertDecodeFails(singleRecordBatch(new byte[] {1, 0, 0, 0, 1, 1, 0}), "record length -1", "length -1 outside");
+        assertDecodeFails(singleRecordBatch(new byte[] {100, 0, 0, 0, 1, 1, 0}), "record past end",
+                "length 50 outside");
+        assertDecodeFails(singleRecordBatch(new byte[] {1, 0, 0, 0, 1, 1, 0}), "record length -1",
+                "length -1 outside");
         // A record whose fields end before its declared length.
-        assertDecodeFails(singleRecordBatch(new byte[] {16, 0, 0, 0, 1, 1, 0, 0, 0}), "slack in record", "declares 8 bytes but its fields use 6");
+        assertDecodeFails(singleRecordBatch(new byte[] {16, 0, 0, 0, 1, 1, 0, 0, 0}), "slack in record",
+                "declares 8 bytes but its fields use 6");
         // Bytes after the last record.
-        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 1, 0, 42}), "trailing byte", "1 bytes follow the last of 1 records");
+        assertDecodeFails(singleRecordBatch(new byte[] {12, 0, 0, 0, 1, 1, 0, 42}), "trailing byte",
+                "1 bytes follow the last of 1 records");
     }
 
     @Test

@@ -6,6 +6,9 @@ import java.nio.ByteBuffer;
 
 /** One compression format as Kafka writes it inside a RecordBatch v2. Implementations are stateless. */
 interface Codec {
+    /** Copy chunk for direct buffers, which have no array to hand to a stream in one call. */
+    int COPY_CHUNK_BYTES = 8 * 1024;
+
     /** Writes the compressed form of {@code uncompressed} (position to limit, not consumed) to {@code out}. */
     void compress(ByteBuffer uncompressed, OutputStream out) throws IOException;
 
@@ -19,7 +22,7 @@ interface Codec {
             return;
         }
         ByteBuffer view = buffer.duplicate();
-        byte[] chunk = new byte[Math.min(view.remaining(), 8192)];
+        byte[] chunk = new byte[Math.min(view.remaining(), COPY_CHUNK_BYTES)];
         while (view.hasRemaining()) {
             int count = Math.min(chunk.length, view.remaining());
             view.get(chunk, 0, count);

@@ -23,6 +23,12 @@ public final class Compression {
     private static final String SNAPPY_PROBE_CLASS = "org.xerial.snappy.Snappy";
     private static final String LZ4_PROBE_CLASS = "net.jpountz.lz4.LZ4FrameInputStream";
     private static final String ZSTD_PROBE_CLASS = "com.github.luben.zstd.ZstdInputStreamNoFinalizer";
+    /** Compressed output starts at this fraction of the input and grows as needed: a guess, not a bound. */
+    private static final int COMPRESSED_SIZE_GUESS_DIVISOR = 2;
+    /** Room for the codec's own header and trailer on top of the guess. */
+    private static final int CODEC_FRAMING_BYTES_GUESS = 64;
+    /** Decompressed output starts at this multiple of the input (capped by BoundedSink) and grows as needed. */
+    private static final int DECOMPRESSED_SIZE_GUESS_FACTOR = 2;
 
     private Compression() {
     }
@@ -54,7 +60,8 @@ public final class Compression {
             copy.put(uncompressed.duplicate()).flip();
             return copy;
         }
-        ExposedByteArrayOutputStream out = new ExposedByteArrayOutputStream(uncompressed.remaining() / 2 + 64);
+        ExposedByteArrayOutputStream out = new ExposedByteArrayOutputStream(
+                uncompressed.remaining() / COMPRESSED_SIZE_GUESS_DIVISOR + CODEC_FRAMING_BYTES_GUESS);
         try {
             codec(compressionType).compress(uncompressed, out);
         } catch (IOException e) {
@@ -89,7 +96,9 @@ public final class Compression {
             throw DecodeException.format("empty %s record data", compressionType.kafkaName());
         }
         Codec codec = codec(compressionType);
-        BoundedSink sink = new BoundedSink(compressionType, compressed.remaining() * 2, decompressedBytesMax);
+        BoundedSink sink = new BoundedSink(compressionType,
+                (int) Math.min(Integer.MAX_VALUE, (long) compressed.remaining() * DECOMPRESSED_SIZE_GUESS_FACTOR),
+                decompressedBytesMax);
         try {
             codec.decompress(compressed, sink);
         } catch (DecompressedSizeExceededException | DecodeException e) {

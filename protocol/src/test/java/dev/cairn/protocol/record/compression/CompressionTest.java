@@ -57,6 +57,16 @@ class CompressionTest {
         assertEquals(0x184D2204, compressed.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt());
     }
 
+    @Test
+    void lz4FrameDescriptorMatchesKafkas() throws IOException {
+        byte[] payload = mixedPayload(1000, 5);
+        ByteBuffer ours = Compression.compress(CompressionType.LZ4, ByteBuffer.wrap(payload));
+        ByteBuffer kafkas = kafkaCompress(CompressionType.LZ4, payload);
+        // Magic (4 bytes), FLG, BD and the header checksum: independent blocks, no checksums, 64 KiB blocks.
+        int frameHeaderBytes = 7;
+        assertEquals(kafkas.duplicate().limit(frameHeaderBytes), ours.duplicate().limit(frameHeaderBytes));
+    }
+
     @ParameterizedTest
     @EnumSource(CompressionType.class)
     void roundTripsEmptyAndTinyInputs(CompressionType compressionType) {
