@@ -106,18 +106,21 @@ public final class Broker implements Closeable {
         KafkaServer server = null;
         try {
             cluster.start();
-            register(cluster, config);
             RequestHandler handler = handlers(config, cluster, timer, clusterId);
             server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
+            register(cluster, config, server.port());
         } catch (IOException | InterruptedException | RuntimeException e) {
+            if (server != null) {
+                server.close();
+            }
             timer.shutdownNow();
             cluster.close();
             throw e;
         }
-        LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}, Raft on {}, data in {}", version(),
-                config.nodeId(), clusterId, config.advertisedListener(), config.raftListener(), dataDir);
+        LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
+                config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
         return new Broker(config, cluster, timer, server);
     }
 
@@ -138,13 +141,23 @@ public final class Broker implements Closeable {
         return new ApiDispatcher(handlers);
     }
 
-    /** Announces this broker's Kafka endpoint through the metadata group, retrying until a leader accepts it. */
-    private static void register(RatisCluster cluster, BrokerConfig config) throws InterruptedException {
-        BrokerInfo self = new BrokerInfo(config.nodeId(), config.advertisedListener().host(),
-                config.advertisedListener().port(), config.raftListener().toString());
+    /**
+     * Announces this broker's Kafka endpoint through the metadata group, retrying until a leader accepts it. An
+     * advertised port of 0 (the listener picked a free port) is replaced by the port actually bound.
+     */
+    private static void register(RatisCluster cluster, BrokerConfig config, int boundPort)
+            throws InterruptedException {
+        int advertisedPort = config.advertisedListener().port() == 0 ? boundPort : config.advertisedListener().port();
+        BrokerInfo self = new BrokerInfo(config.nodeId(), config.advertisedListener().host(), advertisedPort,
+                config.raftListener().toString());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTRATION_WAIT_MS_MAX);
         MetadataResult result = null;
         while (System.nanoTime() < deadline) {
+            if (cluster.controllerId() < 0) {
+                // No metadata leader known yet: an election is under way.
+                TimeUnit.MILLISECONDS.sleep(REGISTRATION_RETRY_MS);
+                continue;
+            }
             result = cluster.submit(new MetadataCommand.RegisterBroker(self)).join();
             if (result == MetadataResult.OK) {
                 return;

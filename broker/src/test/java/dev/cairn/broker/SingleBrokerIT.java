@@ -1,0 +1,172 @@
+package dev.cairn.broker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The single-node broker end to end with the official Java client on its DEFAULT producer settings
+ * (idempotent, acks=all): records come back with equal keys, values, headers and timestamps, offsets dense.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class SingleBrokerIT {
+    private static final int PARTITIONS = 3;
+    @TempDir
+    static Path dataDir;
+    private static BrokerFixture broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = BrokerFixture.start(dataDir, Map.of("num.partitions", Integer.toString(PARTITIONS)));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        broker.close();
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(Map<String, Object> extra) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.putAll(extra);
+        return new KafkaProducer<>(props);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> extra) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.putAll(extra);
+        return new KafkaConsumer<>(props);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Consumes every partition from offset 0 until {@code expected} records arrived (bounded in time). */
+    private static Map<Integer, List<ConsumerRecord<byte[], byte[]>>> consumeAll(String topic, int expected) {
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> byPartition = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(Map.of())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(partitions);
+            partitions.forEach(tp -> consumer.seek(tp, 0));
+            int received = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (received < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record);
+                    received++;
+                }
+            }
+            assertEquals(expected, received, "records consumed");
+        }
+        return byPartition;
+    }
+
+    @Test
+    void defaultIdempotentProducerRoundTripsRecordsWithDenseOffsets() throws Exception {
+        String topic = "round-trip";
+        int count = 100_000;
+        List<Future<RecordMetadata>> acks = new ArrayList<>(count);
+        long baseTimestamp = System.currentTimeMillis() - 60_000;
+        try (KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+            for (int i = 0; i < count; i++) {
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, i % PARTITIONS,
+                        baseTimestamp + i, utf8("key-" + i), utf8("value-" + i));
+                record.headers().add(new RecordHeader("h", utf8("header-" + i)));
+                acks.add(producer.send(record));
+            }
+            producer.flush();
+        }
+        long[] nextOffset = new long[PARTITIONS];
+        for (int i = 0; i < count; i++) {
+            RecordMetadata metadata = acks.get(i).get(60, TimeUnit.SECONDS);
+            assertEquals(i % PARTITIONS, metadata.partition());
+            assertEquals(nextOffset[metadata.partition()]++, metadata.offset(), "acknowledged offsets are dense");
+        }
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> consumed = consumeAll(topic, count);
+        for (int p = 0; p < PARTITIONS; p++) {
+            List<ConsumerRecord<byte[], byte[]>> records = consumed.get(p);
+            for (int j = 0; j < records.size(); j++) {
+                ConsumerRecord<byte[], byte[]> record = records.get(j);
+                int i = j * PARTITIONS + p;
+                assertEquals(j, record.offset(), "offsets are dense per partition");
+                assertArrayEquals(utf8("key-" + i), record.key());
+                assertArrayEquals(utf8("value-" + i), record.value());
+                assertArrayEquals(utf8("header-" + i), record.headers().lastHeader("h").value());
+                assertEquals(baseTimestamp + i, record.timestamp());
+            }
+        }
+    }
+
+    @Test
+    void compressedBatchesAndALargeRecordRoundTrip() throws Exception {
+        for (String codec : List.of("gzip", "snappy", "lz4", "zstd")) {
+            String topic = "codec-" + codec;
+            try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                    codec, ProducerConfig.LINGER_MS_CONFIG, 5))) {
+                for (int i = 0; i < 3000; i++) {
+                    producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, utf8("k" + i),
+                            utf8(codec + "-value-" + i + "-" + "x".repeat(i % 50))));
+                }
+                producer.flush();
+            }
+            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> consumed = consumeAll(topic, 3000);
+            for (int p = 0; p < PARTITIONS; p++) {
+                List<ConsumerRecord<byte[], byte[]>> records = consumed.get(p);
+                for (int j = 0; j < records.size(); j++) {
+                    int i = j * PARTITIONS + p;
+                    assertArrayEquals(utf8(codec + "-value-" + i + "-" + "x".repeat(i % 50)), records.get(j).value(),
+                            codec + " record " + i);
+                }
+            }
+        }
+        byte[] large = new byte[1_000_000];
+        for (int i = 0; i < large.length; i++) {
+            large[i] = (byte) (i * 31);
+        }
+        try (KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+            RecordMetadata metadata = producer.send(new ProducerRecord<>("large", 0, utf8("big"), large))
+                    .get(60, TimeUnit.SECONDS);
+            assertEquals(0, metadata.offset());
+        }
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> consumed = consumeAll("large", 1);
+        assertArrayEquals(large, consumed.get(0).get(0).value());
+        assertTrue(consumed.get(0).get(0).serializedValueSize() == large.length);
+    }
+}
