@@ -53,6 +53,8 @@ public final class Broker implements Closeable {
     /** How long start-up waits for the metadata group to accept this broker's registration. */
     public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
     private static final long REGISTRATION_RETRY_MS = 200;
+    /** How long one retention command may wait for its Raft commit before the next check tries again. */
+    private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
 
     private final BrokerConfig config;
     private final RatisCluster cluster;
@@ -111,6 +113,9 @@ public final class Broker implements Closeable {
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
             register(cluster, config, server.port());
+            long interval = config.logRetentionCheckIntervalMs();
+            timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
+                    RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (server != null) {
                 server.close();

@@ -22,10 +22,13 @@ public final class ClusterMetadata {
     public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
 
     private volatile MetadataImage image = MetadataImage.EMPTY;
-    private final Consumer<MetadataImage> onChange;
+    private final Consumer<MetadataChange> onChange;
 
-    /** @param onChange called on the apply thread after every change; must return quickly */
-    public ClusterMetadata(Consumer<MetadataImage> onChange) {
+    /**
+     * @param onChange called on the apply thread after every change (and after a snapshot is loaded); must return
+     *     quickly
+     */
+    public ClusterMetadata(Consumer<MetadataChange> onChange) {
         this.onChange = onChange;
     }
 
@@ -45,14 +48,14 @@ public final class ClusterMetadata {
         } else if (command instanceof CreateTopic c) {
             Optional<MetadataResult> rejection = checkCreate(c.topic(), current);
             if (rejection.isPresent()) {
-                publish(current.with(raftIndex, brokers, topics, nextProducerId), false);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId), null);
                 return rejection.get();
             }
             topics.put(c.topic().name(), c.topic());
             result = MetadataResult.OK;
         } else if (command instanceof DeleteTopic d) {
             if (topics.remove(d.name()) == null) {
-                publish(current.with(raftIndex, brokers, topics, nextProducerId), false);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId), null);
                 return new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                         "topic " + d.name() + " does not exist");
             }
@@ -63,19 +66,22 @@ public final class ClusterMetadata {
         } else {
             throw new IllegalArgumentException("unknown metadata command " + command);
         }
-        publish(current.with(raftIndex, brokers, topics, nextProducerId), true);
+        publish(current, current.with(raftIndex, brokers, topics, nextProducerId), command);
         return result;
     }
 
     /** Replaces the state with a snapshot's. */
     public void restore(MetadataImage snapshot) {
-        publish(snapshot, true);
+        MetadataImage previous = image;
+        image = snapshot;
+        onChange.accept(new MetadataChange(previous, snapshot, null));
     }
 
-    private void publish(MetadataImage next, boolean changed) {
+    /** Publishes the new image; listeners hear of it only when a command changed something. */
+    private void publish(MetadataImage previous, MetadataImage next, MetadataCommand cause) {
         image = next;
-        if (changed) {
-            onChange.accept(next);
+        if (cause != null) {
+            onChange.accept(new MetadataChange(previous, next, cause));
         }
     }
 

@@ -31,6 +31,7 @@ public record BrokerConfig(
         long logSegmentMs,
         long logRetentionMs,
         long logRetentionBytes,
+        long logRetentionCheckIntervalMs,
         long logFlushIntervalMessages,
         long logFlushIntervalMs,
         int messageMaxBytes,
@@ -65,6 +66,8 @@ public record BrokerConfig(
             Long.MAX_VALUE, "Delete whole segments older than this; -1 keeps them forever.");
     public static final ConfigKey<Long> LOG_RETENTION_BYTES = longKey("log.retention.bytes", -1, -1,
             Long.MAX_VALUE, "Delete oldest segments while a partition is larger than this; -1 is unlimited.");
+    public static final ConfigKey<Long> LOG_RETENTION_CHECK_INTERVAL_MS = longKey("log.retention.check.interval.ms",
+            300_000L, 1000, Long.MAX_VALUE, "How often each partition leader applies retention (and roll by age).");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MESSAGES = longKey("log.flush.interval.messages",
             Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches.");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MS = longKey("log.flush.interval.ms", Long.MAX_VALUE, 1,
@@ -85,7 +88,8 @@ public record BrokerConfig(
     /** Every key, in the order the README and sample configs list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS, RAFT_LISTENER,
             RAFT_VOTERS, LOG_DIRS, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR, AUTO_CREATE_TOPICS_ENABLE,
-            LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_FLUSH_INTERVAL_MESSAGES,
+            LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
+            LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS);
 
@@ -136,6 +140,7 @@ public record BrokerConfig(
                 LOG_SEGMENT_MS.parse(text.get(LOG_SEGMENT_MS.name())),
                 LOG_RETENTION_MS.parse(text.get(LOG_RETENTION_MS.name())),
                 LOG_RETENTION_BYTES.parse(text.get(LOG_RETENTION_BYTES.name())),
+                LOG_RETENTION_CHECK_INTERVAL_MS.parse(text.get(LOG_RETENTION_CHECK_INTERVAL_MS.name())),
                 LOG_FLUSH_INTERVAL_MESSAGES.parse(text.get(LOG_FLUSH_INTERVAL_MESSAGES.name())),
                 LOG_FLUSH_INTERVAL_MS.parse(text.get(LOG_FLUSH_INTERVAL_MS.name())),
                 MESSAGE_MAX_BYTES.parse(text.get(MESSAGE_MAX_BYTES.name())),

@@ -72,6 +72,7 @@ public final class Partition {
             return applyAppend(leaderEpoch, append);
         }
         if (command instanceof EnforceRetention retention) {
+            log.tick(retention.nowMs());
             int deleted = log.deleteExpired(retention.nowMs());
             producers.onLogTruncatedBelow(log.logStartOffset());
             return new Result.Retained(log.logStartOffset(), deleted);
@@ -125,6 +126,7 @@ public final class Partition {
         stored.setPartitionLeaderEpoch(leaderEpoch);
         log.maybeRoll(append.appendTimeMs());
         log.append(copy);
+        log.maybeFlush(append.appendTimeMs());
         long lastOffset = baseOffset + lastOffsetDelta;
         if (idempotent) {
             producers.onAppended(producerId, producerEpoch,

@@ -2,6 +2,7 @@ package dev.cairn.broker.raft;
 
 import dev.cairn.broker.cluster.ClusterMetadata;
 import dev.cairn.broker.cluster.Leadership;
+import dev.cairn.broker.cluster.MetadataChange;
 import dev.cairn.broker.cluster.MetadataCodec;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
@@ -93,7 +94,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.offsets = offsets;
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
-        this.metadata = new ClusterMetadata(image -> reconciler.execute(() -> reconcile(image)));
+        this.metadata = new ClusterMetadata(change -> reconciler.execute(() -> reconcile(change)));
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
@@ -140,20 +141,29 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     // ---------------------------------------------------------------- reconciliation
 
-    private void reconcile(MetadataImage image) {
+    /**
+     * Brings local groups in line with one metadata change. Groups are removed only when a topic deletion is
+     * applied: during replay after a restart the images are old ones, and a topic missing from an old image
+     * must not cost its data.
+     */
+    private void reconcile(MetadataChange change) {
         try {
-            removeDeletedPartitions(image);
-            addAssignedPartitions(image);
+            if (change.cause() instanceof MetadataCommand.DeleteTopic delete) {
+                Optional<TopicInfo> deleted = change.previous().topic(delete.name());
+                if (deleted.isPresent()) {
+                    removeTopic(deleted.get().topicId());
+                }
+            }
+            addAssignedPartitions(change.current());
         } catch (IOException | RuntimeException e) {
             LOG.error("reconciling local partition groups with metadata at raft index {} failed",
-                    image.appliedRaftIndex(), e);
+                    change.current().appliedRaftIndex(), e);
         }
     }
 
-    private void removeDeletedPartitions(MetadataImage image) throws IOException {
+    private void removeTopic(UUID topicId) throws IOException {
         for (LocalPartitionIndex.Entry entry : index.entries().values()) {
-            Optional<TopicInfo> topic = image.topicById(entry.topicId());
-            if (topic.isPresent() && topic.get().replicas().get(entry.partition()).contains(nodeId)) {
+            if (!entry.topicId().equals(topicId)) {
                 continue;
             }
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
@@ -301,6 +311,23 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         return host.role(RaftGroupId.valueOf(gid))
                 .map(role -> new Leadership(parseNodeId(role.leaderId()), (int) role.term(), role.isLeader()))
                 .orElse(Leadership.UNKNOWN);
+    }
+
+    /**
+     * Submits retention to every partition this broker leads. Retention is a replicated command so that every
+     * replica deletes the same segments at the same point of its log.
+     */
+    public void enforceRetention(long nowMs, long timeoutMs) {
+        for (TopicPartition tp : groupsByPartition.keySet()) {
+            if (leadership(tp).local()) {
+                submit(tp, new Command.EnforceRetention(nowMs), timeoutMs).thenAccept(result -> {
+                    if (result instanceof Result.Retained retained && retained.segmentsDeleted() > 0) {
+                        LOG.info("{}: retention deleted {} segments; the log now starts at offset {}", tp,
+                                retained.segmentsDeleted(), retained.logStartOffset());
+                    }
+                });
+            }
+        }
     }
 
     @Override

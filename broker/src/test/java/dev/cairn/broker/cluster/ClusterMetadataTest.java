@@ -18,7 +18,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class ClusterMetadataTest {
-    private final List<MetadataImage> published = new ArrayList<>();
+    private final List<MetadataChange> published = new ArrayList<>();
     private final ClusterMetadata metadata = new ClusterMetadata(published::add);
     private long raftIndex;
 

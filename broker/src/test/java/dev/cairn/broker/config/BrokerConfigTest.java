@@ -37,6 +37,14 @@ class BrokerConfigTest {
     }
 
     @Test
+    void readmeDocumentsEveryKeyWithItsDefault() throws java.io.IOException {
+        String readme = java.nio.file.Files.readString(Path.of("..", "README.md"));
+        for (ConfigKey<?> key : BrokerConfig.KEYS) {
+            assertTrue(readme.contains("| `" + key.name() + "` |"), "README.md documents " + key.name());
+        }
+    }
+
+    @Test
     void badValuesAreNamed() {
         ConfigException range = assertThrows(ConfigException.class,
                 () -> BrokerConfig.fromMap(Map.of("num.partitions", "0")));

@@ -49,7 +49,7 @@ class MetadataStateMachineTest {
     @Test
     void stateSurvivesRestartThroughSnapshotAndReplay() throws Exception {
         int port = freePort();
-        ClusterMetadata metadata = new ClusterMetadata(image -> { });
+        ClusterMetadata metadata = new ClusterMetadata(change -> { });
         RaftHost host = start(port, metadata);
         waitFor(() -> host.role(GROUP).map(GroupRole::isLeader).orElse(false), "a leader");
         submit(host, new MetadataCommand.RegisterBroker(new BrokerInfo(1, "127.0.0.1", 9092, "127.0.0.1:" + port)));
@@ -66,7 +66,7 @@ class MetadataStateMachineTest {
             org.junit.jupiter.api.Assertions.assertTrue(snapshots >= 1, "a snapshot was taken before the restart");
         }
 
-        ClusterMetadata reloaded = new ClusterMetadata(image -> { });
+        ClusterMetadata reloaded = new ClusterMetadata(change -> { });
         RaftHost restarted = start(port, reloaded);
         try {
             waitFor(() -> reloaded.image().topics().size() == 45, "45 topics after restart");
