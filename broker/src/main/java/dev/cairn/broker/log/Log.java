@@ -270,6 +270,14 @@ public final class Log implements Closeable {
         }
         long base = logEndOffset;
         try {
+            active.flush();
+        } catch (IOException e) {
+            // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
+            StorageException error = new StorageException("fsync of " + active.logPath() + " failed", e);
+            failure = error;
+            throw error;
+        }
+        try {
             active.onBecomeInactive();
         } catch (IOException e) {
             // The segment stays active; its half-written index files are ignored and rebuilt on recovery.

@@ -47,7 +47,18 @@ public final class SimulatedFileIo implements FileIo {
     private long forces;
 
     public SimulatedFileIo(long seed) {
-        this.random = new Random(seed);
+        this.random = new Random(mix(seed));
+    }
+
+    /**
+     * SplitMix64's finalizer: java.util.Random's first outputs are correlated for neighbouring seeds, and
+     * simulations use consecutive seeds.
+     */
+    public static long mix(long seed) {
+        long z = seed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     public synchronized void setCapacityBytes(long capacityBytes) {
@@ -66,6 +77,11 @@ public final class SimulatedFileIo implements FileIo {
     /** Makes the next {@code count} calls of {@code operation} fail with EIO. */
     public synchronized void failNext(Operation operation, int count) {
         failures.put(operation, count);
+    }
+
+    /** How many injected failures of {@code operation} have not fired yet. */
+    public synchronized int pendingFailures(Operation operation) {
+        return failures.getOrDefault(operation, 0);
     }
 
     public synchronized long directoryFsyncs() {

@@ -66,8 +66,8 @@ class LogSimulationTest {
 
         Sequence(long seed) {
             this.seed = seed;
-            this.random = new Random(seed);
-            this.io = new SimulatedFileIo(seed);
+            this.random = new Random(SimulatedFileIo.mix(seed));
+            this.io = new SimulatedFileIo(seed + 1);
             this.config = LogConfig.defaults()
                     .withSegmentBytes(200 + random.nextInt(3000))
                     .withIndexIntervalBytes(random.nextInt(600))
@@ -135,8 +135,10 @@ class LogSimulationTest {
                 crash();
             } else if (dice < 95) {
                 restart();
-            } else {
+            } else if (dice < 98) {
                 diskFull();
+            } else {
+                ioError();
             }
         }
 
@@ -255,6 +257,55 @@ class LogSimulationTest {
                 check();
             }
             io.setCapacityBytes(Long.MAX_VALUE);
+        }
+
+        /**
+         * EIO on a write: the append fails and the log is unchanged. EIO on an fsync: the log goes offline
+         * (fsyncgate) and only a reopen, which recovers, brings it back.
+         */
+        private void ioError() throws IOException {
+            boolean onForce = random.nextBoolean();
+            trace(onForce ? "EIO on next fsync" : "EIO on next write");
+            io.failNext(onForce ? SimulatedFileIo.Operation.FORCE : SimulatedFileIo.Operation.WRITE, 1);
+            long before = log.logEndOffset();
+            ByteBuffer batch = nextBatch();
+            StorageException error = null;
+            try {
+                log.append(batch.duplicate());
+            } catch (StorageException e) {
+                error = e;
+            }
+            if (log.logEndOffset() > before) {
+                // The batch is in the log even if a flush after it failed.
+                model.add(new Batch(before, log.logEndOffset() - 1, batch.getLong(35), TestBatches.bytes(batch)));
+                modelEnd = log.logEndOffset();
+            }
+            if (error == null && onForce) {
+                try {
+                    log.roll();
+                    log.flush();
+                } catch (StorageException e) {
+                    error = e;
+                }
+            }
+            SimulatedFileIo.Operation operation = onForce ? SimulatedFileIo.Operation.FORCE
+                    : SimulatedFileIo.Operation.WRITE;
+            if (error == null) {
+                assertEquals(1, io.pendingFailures(operation), "an injected EIO fired but did not surface");
+                io.failNext(operation, 0);
+                return;
+            }
+            assertEquals(0, io.pendingFailures(operation));
+            assertFalse(error.isDiskFull(), error.getMessage());
+            trace("failed: " + error.getMessage());
+            if (onForce) {
+                assertTrue(log.isOffline(), "a failed fsync must take the log offline");
+                assertThrows(StorageException.class, () -> log.roll());
+                crash();
+            } else {
+                assertEquals(before, log.logEndOffset());
+                assertFalse(log.isOffline());
+            }
         }
 
         private void check() throws IOException {
