@@ -481,7 +481,11 @@ public final class Log implements Closeable {
         writer = Thread.currentThread();
     }
 
-    /** Closes cleanly: final index entries and index files of the active segment, fsync, clean checkpoint. */
+    /**
+     * Closes cleanly: final index entries and index files of the active segment, fsync, clean checkpoint (so
+     * the next open skips the scan). A mutating call: a shutdown thread calls {@link #claimWriter()} first,
+     * after the apply thread has stopped.
+     */
     @Override
     public void close() {
         checkWriter();

@@ -42,6 +42,8 @@ public final class SimulatedFileIo implements FileIo {
     private final Set<Path> directories = new HashSet<>();
     private final Map<Operation, Integer> failures = new EnumMap<>(Operation.class);
     private long capacityBytes = Long.MAX_VALUE;
+    private long mutations;
+    private long crashAtMutation = Long.MAX_VALUE;
     private int generation;
     private long directoryFsyncs;
     private long forces;
@@ -112,7 +114,41 @@ public final class SimulatedFileIo implements FileIo {
         }
     }
 
+    /**
+     * Arranges a crash in the middle of whatever runs next: the {@code count}-th mutating call from now
+     * (open, write, truncate, force, delete, rename, directory fsync) does not happen; instead the machine
+     * crashes ({@link #crash()}) and the call throws {@link SimulatedCrash}.
+     */
+    public synchronized void crashAfterMutations(long count) {
+        crashAtMutation = mutations + count;
+    }
+
+    public synchronized void cancelCrash() {
+        crashAtMutation = Long.MAX_VALUE;
+    }
+
+    private void onMutation() {
+        mutations++;
+        if (mutations == crashAtMutation) {
+            crashAtMutation = Long.MAX_VALUE;
+            crash();
+            throw new SimulatedCrash("simulated crash at mutation " + mutations);
+        }
+    }
+
+    /** Thrown by the call during which {@link #crashAfterMutations} crashed the machine. */
+    public static final class SimulatedCrash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash(String message) {
+            super(message);
+        }
+    }
+
     private void maybeFail(Operation operation) throws IOException {
+        if (operation != Operation.READ) {
+            onMutation();
+        }
         Integer left = failures.get(operation);
         if (left != null && left > 0) {
             failures.put(operation, left - 1);
@@ -166,11 +202,13 @@ public final class SimulatedFileIo implements FileIo {
 
     @Override
     public synchronized void delete(Path path) {
+        onMutation();
         files.remove(path);
     }
 
     @Override
     public synchronized void atomicMove(Path source, Path target) throws IOException {
+        onMutation();
         Inode inode = inode(source);
         files.remove(source);
         files.put(target, inode);
@@ -178,6 +216,7 @@ public final class SimulatedFileIo implements FileIo {
 
     @Override
     public synchronized void fsyncDirectory(Path directory) {
+        onMutation();
         directoryFsyncs++;
     }
 

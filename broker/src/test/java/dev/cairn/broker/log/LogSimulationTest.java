@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +34,12 @@ import org.junit.jupiter.api.Test;
 class LogSimulationTest {
     private static final Path DIR = Path.of("/sim/topic-0");
     private static final int STEPS_PER_SEQUENCE = 250;
+    /** Coverage counters, printed after the run: crashes, crashes inside an operation, injected faults. */
+    private static final Map<String, Integer> EVENTS = new TreeMap<>();
+
+    private static void count(String event) {
+        EVENTS.merge(event, 1, Integer::sum);
+    }
 
     @Test
     void randomSequencesMatchTheModel() {
@@ -46,6 +54,9 @@ class LogSimulationTest {
                 throw new AssertionError("simulation failed; replay with -Dsim.seed=" + seed + ": " + e, e);
             }
         }
+        System.out.println("LogSimulationTest: " + sequences + " sequences from seed " + firstSeed + ", events "
+                + EVENTS);
+        assertTrue(EVENTS.getOrDefault("crash midway", 0) > 0 || sequences < 50, "no crash inside an operation");
     }
 
     /** One batch of the model. */
@@ -131,8 +142,10 @@ class LogSimulationTest {
                 trace("reopen");
                 log.close();
                 log = Log.open(io, DIR, config);
-            } else if (dice < 93) {
+            } else if (dice < 90) {
                 crash();
+            } else if (dice < 93) {
+                crashMidOperation();
             } else if (dice < 95) {
                 restart();
             } else if (dice < 98) {
@@ -220,6 +233,7 @@ class LogSimulationTest {
         private void crash() {
             long flushed = log.flushedOffset();
             trace("crash (flushed " + flushed + ")");
+            count("crash");
             io.crash();
             log = Log.open(io, DIR, config);
             long end = log.logEndOffset();
@@ -230,6 +244,76 @@ class LogSimulationTest {
             assertEquals(modelLast, end, "recovered log does not end on a model batch boundary");
             modelEnd = end;
             trace("recovered");
+        }
+
+        /**
+         * A crash in the middle of an append, roll, flush, truncation or retention pass (after a random number
+         * of its file mutations), or right after it. The recovered log must be a contiguous run of whole
+         * batches of what the log held before (or after) the operation, and keep everything that had been
+         * flushed (for a truncation: everything flushed below the truncation point).
+         */
+        private void crashMidOperation() {
+            List<Batch> full = new ArrayList<>(model);
+            long guaranteed = log.flushedOffset();
+            int which = random.nextInt(5);
+            if (which == 3 && modelEnd == modelStart) {
+                which = 1;
+            }
+            io.crashAfterMutations(1 + random.nextInt(12));
+            trace("crash during operation " + which + " (flushed " + guaranteed + ")");
+            try {
+                switch (which) {
+                    case 0 -> {
+                        ByteBuffer batch = nextBatch();
+                        full.add(new Batch(modelEnd, modelEnd + batch.getInt(23), batch.getLong(35),
+                                TestBatches.bytes(batch)));
+                        log.append(batch.duplicate());
+                    }
+                    case 1 -> log.roll();
+                    case 2 -> log.flush();
+                    case 3 -> {
+                        long offset = modelStart + 1 + (long) (random.nextDouble() * (modelEnd - modelStart));
+                        long truncatedEnd = modelStart;
+                        for (Batch b : model) {
+                            if (b.lastOffset < offset) {
+                                truncatedEnd = b.lastOffset + 1;
+                            }
+                        }
+                        guaranteed = Math.min(guaranteed, truncatedEnd);
+                        trace("truncateTo " + offset);
+                        log.truncateTo(offset);
+                    }
+                    default -> {
+                        nowMs += random.nextInt(20_000);
+                        log.deleteExpired(nowMs);
+                    }
+                }
+                io.cancelCrash();
+                io.crash();
+                trace("completed, crashed after");
+                count("crash right after");
+            } catch (SimulatedFileIo.SimulatedCrash crash) {
+                trace("crashed midway");
+                count("crash midway");
+            }
+            log = Log.open(io, DIR, config);
+            long start = log.logStartOffset();
+            long end = log.logEndOffset();
+            assertTrue(start >= modelStart, "log start went back from " + modelStart + " to " + start);
+            assertTrue(end >= guaranteed, "flushed offsets lost: log ends at " + end + ", guaranteed " + guaranteed);
+            model.clear();
+            boolean startFound = start == end;
+            for (Batch b : full) {
+                startFound |= b.baseOffset == start;
+                if (b.baseOffset >= start && b.lastOffset < end) {
+                    model.add(b);
+                }
+            }
+            assertTrue(startFound, "log start " + start + " is not a batch boundary");
+            long modelLast = model.isEmpty() ? start : model.get(model.size() - 1).lastOffset + 1;
+            assertEquals(modelLast, end, "recovered log does not end on a batch boundary");
+            modelStart = start;
+            modelEnd = end;
         }
 
         private void restart() {
@@ -253,6 +337,7 @@ class LogSimulationTest {
                     assertEquals(before, log.logEndOffset());
                     assertFalse(log.isOffline());
                     trace("append failed: disk full");
+                    count("append failed: disk full");
                 }
                 check();
             }
@@ -298,6 +383,7 @@ class LogSimulationTest {
             assertEquals(0, io.pendingFailures(operation));
             assertFalse(error.isDiskFull(), error.getMessage());
             trace("failed: " + error.getMessage());
+            count(onForce ? "EIO on fsync" : "EIO on write");
             if (onForce) {
                 assertTrue(log.isOffline(), "a failed fsync must take the log offline");
                 assertThrows(StorageException.class, () -> log.roll());
