@@ -492,6 +492,7 @@ public final class Log implements Closeable {
         IOException error = null;
         if (failure == null) {
             try {
+                active.flush();
                 active.onBecomeInactive();
                 checkpoint.write(logEndOffset, true);
             } catch (IOException e) {

@@ -159,10 +159,12 @@ final class Segment {
         log.force();
     }
 
-    /** Called when the segment stops being active: final time index entry, fsync, index files written. */
+    /**
+     * Called when the segment stops being active (after the caller forced the log): final time index entry,
+     * index files written and forced.
+     */
     void onBecomeInactive() throws IOException {
         timeIndex.maybeAppend(maxTimestamp, offsetOfMaxTimestamp);
-        log.force();
         writeIndexes();
     }
 
