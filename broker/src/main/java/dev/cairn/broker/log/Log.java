@@ -195,7 +195,10 @@ public final class Log implements Closeable {
      * configured number of unflushed offsets is reached.
      *
      * @param batch exactly one RecordBatch v2, from its position to its limit; not modified
-     * @throws StorageException when the write fails (the log is unchanged; retry after a full disk clears)
+     * @throws StorageException when the write fails (the log is unchanged; retry after a full disk clears);
+     *         or when the batch was written but the policy flush after it failed: then the log is offline
+     *         ({@link #isOffline()}), whether the batch survives is decided by the recovery on reopen, and the
+     *         partition restarts from the Raft log
      */
     public long append(ByteBuffer batch) {
         checkWriter();
