@@ -116,6 +116,11 @@ public final class Log implements Closeable {
         }
         RecoveryCheckpoint.State state = checkpoint.read();
         long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
+        if (state != null && state.restartPending()) {
+            // A restart (truncateFullyAndStartAt) was interrupted: finish it.
+            deleteAllSegmentFiles(files);
+            baseOffsets.clear();
+        }
         if (baseOffsets.isEmpty()) {
             long start = Math.max(0, recoveryOffset);
             Segment segment = Segment.open(io, directory, start, config);
@@ -146,6 +151,18 @@ public final class Log implements Closeable {
         active.flush();
         checkpoint.write(logEndOffset, false);
         flushedOffset = logEndOffset;
+    }
+
+    private void deleteAllSegmentFiles(List<Path> files) throws IOException {
+        for (int i = files.size() - 1; i >= 0; i--) {
+            Path file = files.get(i);
+            if (SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.LOG_SUFFIX) >= 0
+                    || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX) >= 0
+                    || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX) >= 0) {
+                io.delete(file);
+            }
+        }
+        io.fsyncDirectory(directory);
     }
 
     private void loadInactive(long base, long nextBase) throws IOException {
@@ -445,27 +462,27 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Deletes every segment and restarts the log, empty, at {@code startOffset} (snapshot installation). Not
-     * atomic: after a crash midway the log is empty at the old recovery point or at {@code startOffset}, and
-     * the caller repeats the installation.
+     * Deletes every segment and restarts the log, empty, at {@code startOffset} (snapshot installation).
+     * Atomic across a crash: once the "restart pending" checkpoint is on disk, the next open finishes the
+     * restart; before that, the log is as it was.
      */
     public void truncateFullyAndStartAt(long startOffset) {
         checkWriter();
         checkHealthy();
         Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
         try {
-            checkpoint.write(Math.min(flushedOffset, logStartOffset), false);
+            checkpoint.writeRestartPending(startOffset);
             while (!segments.isEmpty()) {
                 Segment newest = segments.pollLastEntry().getValue();
                 retired.add(newest);
                 newest.deleteFiles();
             }
             io.fsyncDirectory(directory);
-            checkpoint.write(startOffset, false);
             Segment fresh = Segment.open(io, directory, startOffset, config);
             fresh.recover();
             Invariant.check(fresh.isEmpty(), "restarted segment %d is not empty", startOffset);
             io.fsyncDirectory(directory);
+            checkpoint.write(startOffset, false);
             segments.put(startOffset, fresh);
             active = fresh;
             logStartOffset = startOffset;

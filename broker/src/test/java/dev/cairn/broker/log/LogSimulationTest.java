@@ -255,7 +255,8 @@ class LogSimulationTest {
         private void crashMidOperation() {
             List<Batch> full = new ArrayList<>(model);
             long guaranteed = log.flushedOffset();
-            int which = random.nextInt(5);
+            int which = random.nextInt(6);
+            long restartAt = -1;
             if (which == 3 && modelEnd == modelStart) {
                 which = 1;
             }
@@ -283,9 +284,14 @@ class LogSimulationTest {
                         trace("truncateTo " + offset);
                         log.truncateTo(offset);
                     }
-                    default -> {
+                    case 4 -> {
                         nowMs += random.nextInt(20_000);
                         log.deleteExpired(nowMs);
+                    }
+                    default -> {
+                        restartAt = modelEnd + 1 + random.nextInt(100);
+                        trace("truncateFullyAndStartAt " + restartAt);
+                        log.truncateFullyAndStartAt(restartAt);
                     }
                 }
                 io.cancelCrash();
@@ -299,6 +305,14 @@ class LogSimulationTest {
             log = Log.open(io, DIR, config);
             long start = log.logStartOffset();
             long end = log.logEndOffset();
+            if (restartAt >= 0 && start == restartAt) {
+                // The restart is atomic: it either happened completely or not at all.
+                assertEquals(restartAt, end, "a restarted log is empty");
+                model.clear();
+                modelStart = restartAt;
+                modelEnd = restartAt;
+                return;
+            }
             assertTrue(start >= modelStart, "log start went back from " + modelStart + " to " + start);
             assertTrue(end >= guaranteed, "flushed offsets lost: log ends at " + end + ", guaranteed " + guaranteed);
             model.clear();
