@@ -168,7 +168,7 @@ public final class Log implements Closeable {
     private void loadInactive(long base, long nextBase) throws IOException {
         Segment segment = Segment.open(io, directory, base, config);
         segments.put(base, segment);
-        if (segment.loadIndexes(nextBase)) {
+        if (segment.loadIndexes(nextBase, true)) {
             return;
         }
         Segment.ScanResult result = segment.recover();
@@ -180,14 +180,14 @@ public final class Log implements Closeable {
             throw new LogCorruptionException(segment.logPath(), result.validBytes(), "segment ends at offset "
                     + result.nextOffset() + " but the next segment starts at " + nextBase);
         }
-        segment.writeIndexes();
+        segment.writeIndexesAndSeal();
     }
 
     private void loadActive(long base, RecoveryCheckpoint.State state) throws IOException {
         Segment segment = Segment.open(io, directory, base, config);
         segments.put(base, segment);
         long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
-        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset)) {
+        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset, false)) {
             return;
         }
         Segment.ScanResult result = segment.recover();

@@ -26,7 +26,7 @@ class OffsetIndexTest {
     }
 
     @Test
-    void floorLookupsByOffsetAndPosition() {
+    void floorLookupsByOffsetAndPosition() throws IOException {
         OffsetIndex index = index();
         assertEquals(-1, index.floorEntryByOffset(109));
         assertEquals(0, index.floorEntryByOffset(110));
@@ -39,6 +39,39 @@ class OffsetIndexTest {
         index.truncateTo(120);
         assertEquals(1, index.count());
         assertEquals(4096, index.lastPosition());
+    }
+
+    @Test
+    void sealedIndexAnswersFromTheFile() throws IOException {
+        Path path = Path.of("/d/00000000000000000100.index");
+        FileHandle file = io.open(path);
+        index().writeTo(file);
+        OffsetIndex sealed = OffsetIndex.openSealed(file, 100, 10, 20_000, 200);
+        assertNotNull(sealed);
+        assertTrue(sealed.isSealed());
+        assertEquals(-1, sealed.floorEntryByOffset(109));
+        assertEquals(1, sealed.floorEntryByOffset(134));
+        assertEquals(2, sealed.floorEntryByPosition(1 << 20));
+        assertEquals(135, sealed.offsetAt(2));
+        assertEquals(12288, sealed.lastPosition());
+        assertThrows(InvariantViolation.class, () -> sealed.append(200, 30_000), "sealed indexes are read-only");
+        assertNull(OffsetIndex.openSealed(file, 100, 10, 12_288, 200), "last entry beyond the log");
+        sealed.close();
+
+        TimeIndex times = new TimeIndex(100);
+        times.maybeAppend(1_000, 100);
+        times.maybeAppend(2_000, 110);
+        FileHandle timeFile = io.open(Path.of("/d/00000000000000000100.timeindex"));
+        times.writeTo(timeFile);
+        times.seal(timeFile);
+        assertEquals(110, times.scanStartOffset(2_500));
+        assertEquals(100, times.scanStartOffset(1_500));
+        assertEquals(2_000, times.lastTimestamp());
+        TimeIndex reopened = TimeIndex.openSealed(timeFile, 100, 200);
+        assertNotNull(reopened);
+        assertEquals(110, reopened.scanStartOffset(9_999));
+        assertEquals(110, reopened.lastOffset());
+        timeFile.close();
     }
 
     @Test
