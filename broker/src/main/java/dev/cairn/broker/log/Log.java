@@ -116,6 +116,11 @@ public final class Log implements Closeable {
         }
         RecoveryCheckpoint.State state = checkpoint.read();
         long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
+        if (state != null && state.restartPending()) {
+            // A restart (truncateFullyAndStartAt) was interrupted: finish it.
+            deleteAllSegmentFiles(files);
+            baseOffsets.clear();
+        }
         if (baseOffsets.isEmpty()) {
             long start = Math.max(0, recoveryOffset);
             Segment segment = Segment.open(io, directory, start, config);
@@ -148,10 +153,22 @@ public final class Log implements Closeable {
         flushedOffset = logEndOffset;
     }
 
+    private void deleteAllSegmentFiles(List<Path> files) throws IOException {
+        for (int i = files.size() - 1; i >= 0; i--) {
+            Path file = files.get(i);
+            if (SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.LOG_SUFFIX) >= 0
+                    || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX) >= 0
+                    || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX) >= 0) {
+                io.delete(file);
+            }
+        }
+        io.fsyncDirectory(directory);
+    }
+
     private void loadInactive(long base, long nextBase) throws IOException {
         Segment segment = Segment.open(io, directory, base, config);
         segments.put(base, segment);
-        if (segment.loadIndexes(nextBase)) {
+        if (segment.loadIndexes(nextBase, true)) {
             return;
         }
         Segment.ScanResult result = segment.recover();
@@ -163,14 +180,14 @@ public final class Log implements Closeable {
             throw new LogCorruptionException(segment.logPath(), result.validBytes(), "segment ends at offset "
                     + result.nextOffset() + " but the next segment starts at " + nextBase);
         }
-        segment.writeIndexes();
+        segment.writeIndexesAndSeal();
     }
 
     private void loadActive(long base, RecoveryCheckpoint.State state) throws IOException {
         Segment segment = Segment.open(io, directory, base, config);
         segments.put(base, segment);
         long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
-        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset)) {
+        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset, false)) {
             return;
         }
         Segment.ScanResult result = segment.recover();
@@ -195,7 +212,10 @@ public final class Log implements Closeable {
      * configured number of unflushed offsets is reached.
      *
      * @param batch exactly one RecordBatch v2, from its position to its limit; not modified
-     * @throws StorageException when the write fails (the log is unchanged; retry after a full disk clears)
+     * @throws StorageException when the write fails (the log is unchanged; retry after a full disk clears);
+     *         or when the batch was written but the policy flush after it failed: then the log is offline
+     *         ({@link #isOffline()}), whether the batch survives is decided by the recovery on reopen, and the
+     *         partition restarts from the Raft log
      */
     public long append(ByteBuffer batch) {
         checkWriter();
@@ -269,6 +289,14 @@ public final class Log implements Closeable {
             return false;
         }
         long base = logEndOffset;
+        try {
+            active.flush();
+        } catch (IOException e) {
+            // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
+            StorageException error = new StorageException("fsync of " + active.logPath() + " failed", e);
+            failure = error;
+            throw error;
+        }
         try {
             active.onBecomeInactive();
         } catch (IOException e) {
@@ -434,27 +462,27 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Deletes every segment and restarts the log, empty, at {@code startOffset} (snapshot installation). Not
-     * atomic: after a crash midway the log is empty at the old recovery point or at {@code startOffset}, and
-     * the caller repeats the installation.
+     * Deletes every segment and restarts the log, empty, at {@code startOffset} (snapshot installation).
+     * Atomic across a crash: once the "restart pending" checkpoint is on disk, the next open finishes the
+     * restart; before that, the log is as it was.
      */
     public void truncateFullyAndStartAt(long startOffset) {
         checkWriter();
         checkHealthy();
         Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
         try {
-            checkpoint.write(Math.min(flushedOffset, logStartOffset), false);
+            checkpoint.writeRestartPending(startOffset);
             while (!segments.isEmpty()) {
                 Segment newest = segments.pollLastEntry().getValue();
                 retired.add(newest);
                 newest.deleteFiles();
             }
             io.fsyncDirectory(directory);
-            checkpoint.write(startOffset, false);
             Segment fresh = Segment.open(io, directory, startOffset, config);
             fresh.recover();
             Invariant.check(fresh.isEmpty(), "restarted segment %d is not empty", startOffset);
             io.fsyncDirectory(directory);
+            checkpoint.write(startOffset, false);
             segments.put(startOffset, fresh);
             active = fresh;
             logStartOffset = startOffset;
@@ -473,13 +501,18 @@ public final class Log implements Closeable {
         writer = Thread.currentThread();
     }
 
-    /** Closes cleanly: final index entries and index files of the active segment, fsync, clean checkpoint. */
+    /**
+     * Closes cleanly: final index entries and index files of the active segment, fsync, clean checkpoint (so
+     * the next open skips the scan). A mutating call: a shutdown thread calls {@link #claimWriter()} first,
+     * after the apply thread has stopped.
+     */
     @Override
     public void close() {
         checkWriter();
         IOException error = null;
         if (failure == null) {
             try {
+                active.flush();
                 active.onBecomeInactive();
                 checkpoint.write(logEndOffset, true);
             } catch (IOException e) {

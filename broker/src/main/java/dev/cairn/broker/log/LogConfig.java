@@ -11,7 +11,8 @@ package dev.cairn.broker.log;
  * @param retentionMs           {@code retention.ms}: delete segments whose newest batch is older; -1 keeps all
  * @param retentionBytes        {@code retention.bytes}: delete oldest segments while the log is larger; -1 keeps all
  * @param flushIntervalMessages {@code flush.messages}: fsync after this many offsets were appended unflushed
- * @param flushIntervalMs       {@code flush.ms}: fsync when the oldest unflushed append is this old
+ * @param flushIntervalMs       {@code flush.ms}: fsync once data has been seen unflushed this long by
+ *                              {@link Log#maybeFlush(long)} (time comes only from the caller's ticks)
  */
 public record LogConfig(int segmentBytes, long segmentMs, int indexIntervalBytes, int segmentIndexBytes,
         long retentionMs, long retentionBytes, long flushIntervalMessages, long flushIntervalMs) {

@@ -64,12 +64,24 @@ public final class LogSlice {
         return file == null ? null : file.fileChannel();
     }
 
-    /** Writes all bytes of the slice to {@code target} (sendfile when file-backed); returns the bytes written. */
+    /**
+     * Writes the slice to {@code target} (sendfile when file-backed); returns the bytes written. A blocking
+     * target takes everything; a non-blocking one may take less, and the caller continues with
+     * {@link #transferTo(long, WritableByteChannel)} from the returned count.
+     */
     public long transferTo(WritableByteChannel target) throws IOException {
-        if (file == null) {
+        return transferTo(0, target);
+    }
+
+    /** Writes the slice from {@code skipBytes} on to {@code target}; returns the bytes written. */
+    public long transferTo(long skipBytes, WritableByteChannel target) throws IOException {
+        if (skipBytes < 0 || skipBytes > sizeBytes) {
+            throw new IllegalArgumentException("skip " + skipBytes + " outside slice of " + sizeBytes + " bytes");
+        }
+        if (file == null || skipBytes == sizeBytes) {
             return 0;
         }
-        return file.transferTo(position, sizeBytes, target);
+        return file.transferTo(position + skipBytes, sizeBytes - skipBytes, target);
     }
 
     /** Copies the slice into a new heap buffer (for TLS, tests and the Maelstrom node). */

@@ -18,12 +18,15 @@ import java.util.zip.CRC32C;
  *  +--------+--------+--------+------------------------+--------+
  *  | magic  | version| flags  | recoveryOffset (i64)   | crc32c |   crc32c covers bytes 0..15
  *  +--------+--------+--------+------------------------+--------+   flags bit 0: closed cleanly
+ *                                                                      flags bit 1: restart pending
  * </pre>
  *
  * <p>A torn rewrite fails the CRC and reads as "no checkpoint" (recovery point unknown): recovery then
  * treats every invalid batch in the active segment as a torn tail, which loses nothing that was not also
  * unknown. The value only ever names fsynced data: it is written after the log is forced, and lowered (and
- * forced) before the log is truncated.
+ * forced) before the log is truncated. "Restart pending" makes {@link Log#truncateFullyAndStartAt} atomic: it
+ * is written (with the new start offset) before the first segment is deleted, and an open that finds it
+ * finishes the restart: it deletes every segment and starts an empty log at that offset.
  */
 final class RecoveryCheckpoint {
     static final String FILE_NAME = "recovery-point";
@@ -32,6 +35,7 @@ final class RecoveryCheckpoint {
     static final int FILE_BYTES = 20;
     static final int CRC_OFFSET = 16;
     static final short FLAG_CLEAN = 1;
+    static final short FLAG_RESTART_PENDING = 2;
     /** Recovery offset meaning "unknown": no checkpoint, or an unreadable one. */
     static final long UNKNOWN = -1;
 
@@ -55,14 +59,24 @@ final class RecoveryCheckpoint {
             return null;
         }
         long offset = in.getLong(8);
-        return offset < 0 ? null : new State(offset, (in.getShort(6) & FLAG_CLEAN) != 0);
+        short flags = in.getShort(6);
+        return offset < 0 ? null : new State(offset, (flags & FLAG_CLEAN) != 0, (flags & FLAG_RESTART_PENDING) != 0);
     }
 
     /** Rewrites the checkpoint and forces it. */
     void write(long recoveryOffset, boolean clean) throws IOException {
+        write(recoveryOffset, clean ? FLAG_CLEAN : 0);
+    }
+
+    /** Records that the log is being restarted, empty, at {@code startOffset}. */
+    void writeRestartPending(long startOffset) throws IOException {
+        write(startOffset, FLAG_RESTART_PENDING);
+    }
+
+    private void write(long recoveryOffset, short flags) throws IOException {
         Invariant.check(recoveryOffset >= 0, "negative recovery offset %d", recoveryOffset);
         buffer.clear();
-        buffer.putInt(MAGIC).putShort(VERSION).putShort(clean ? FLAG_CLEAN : 0).putLong(recoveryOffset);
+        buffer.putInt(MAGIC).putShort(VERSION).putShort(flags).putLong(recoveryOffset);
         CRC32C crc = new CRC32C();
         crc.update(buffer.array(), 0, CRC_OFFSET);
         buffer.putInt((int) crc.getValue());
@@ -75,6 +89,6 @@ final class RecoveryCheckpoint {
         file.close();
     }
 
-    record State(long recoveryOffset, boolean clean) {
+    record State(long recoveryOffset, boolean clean, boolean restartPending) {
     }
 }

@@ -159,27 +159,39 @@ final class Segment {
         log.force();
     }
 
-    /** Called when the segment stops being active: final time index entry, fsync, index files written. */
+    /**
+     * Called when the segment stops being active (after the caller forced the log): final time index entry,
+     * index files written, forced and sealed (no heap copy from now on). On failure nothing is sealed and the
+     * segment can stay active.
+     */
     void onBecomeInactive() throws IOException {
         timeIndex.maybeAppend(maxTimestamp, offsetOfMaxTimestamp);
-        log.force();
-        writeIndexes();
+        writeIndexesAndSeal();
     }
 
-    void writeIndexes() throws IOException {
-        try (FileHandle file = io.open(SegmentDescriptor.offsetIndexFile(directory, baseOffset))) {
-            offsetIndex.writeTo(file);
+    void writeIndexesAndSeal() throws IOException {
+        FileHandle offsetFile = io.open(SegmentDescriptor.offsetIndexFile(directory, baseOffset));
+        FileHandle timeFile = null;
+        try {
+            offsetIndex.writeTo(offsetFile);
+            timeFile = io.open(SegmentDescriptor.timeIndexFile(directory, baseOffset));
+            timeIndex.writeTo(timeFile);
+        } catch (IOException e) {
+            offsetFile.close();
+            if (timeFile != null) {
+                timeFile.close();
+            }
+            throw e;
         }
-        try (FileHandle file = io.open(SegmentDescriptor.timeIndexFile(directory, baseOffset))) {
-            timeIndex.writeTo(file);
-        }
+        offsetIndex.seal(offsetFile);
+        timeIndex.seal(timeFile);
     }
 
     /**
      * Loads the index files of a segment whose log is trusted to end at {@code expectedNextOffset}. Returns
      * false when an index is missing or fails its sanity check; the caller then recovers the segment.
      */
-    boolean loadIndexes(long expectedNextOffset) throws IOException {
+    boolean loadIndexes(long expectedNextOffset, boolean sealed) throws IOException {
         Path offsetIndexPath = SegmentDescriptor.offsetIndexFile(directory, baseOffset);
         Path timeIndexPath = SegmentDescriptor.timeIndexFile(directory, baseOffset);
         long logBytes = log.size();
@@ -187,17 +199,47 @@ final class Segment {
                 || logBytes < HEADER_BYTES || expectedNextOffset <= baseOffset) {
             return false;
         }
-        OffsetIndex loadedOffsets;
-        try (FileHandle file = io.open(offsetIndexPath)) {
-            loadedOffsets = OffsetIndex.load(file, baseOffset, offsetIndexEntriesMax, logBytes, expectedNextOffset);
+        OffsetIndex loadedOffsets = null;
+        TimeIndex loadedTimes = null;
+        FileHandle offsetFile = io.open(offsetIndexPath);
+        FileHandle timeFile = io.open(timeIndexPath);
+        boolean usable = false;
+        try {
+            if (sealed) {
+                loadedOffsets = OffsetIndex.openSealed(offsetFile, baseOffset, offsetIndexEntriesMax, logBytes,
+                        expectedNextOffset);
+                loadedTimes = TimeIndex.openSealed(timeFile, baseOffset, expectedNextOffset);
+            } else {
+                loadedOffsets = OffsetIndex.load(offsetFile, baseOffset, offsetIndexEntriesMax, logBytes,
+                        expectedNextOffset);
+                loadedTimes = TimeIndex.load(timeFile, baseOffset, expectedNextOffset);
+            }
+            usable = loadedOffsets != null && loadedTimes != null && loadedTimes.count() > 0
+                    && checkTail(loadedOffsets, logBytes, expectedNextOffset);
+        } finally {
+            if (!usable || !sealed) {
+                offsetFile.close();
+                timeFile.close();
+            }
         }
-        TimeIndex loadedTimes;
-        try (FileHandle file = io.open(timeIndexPath)) {
-            loadedTimes = TimeIndex.load(file, baseOffset, expectedNextOffset);
-        }
-        if (loadedOffsets == null || loadedTimes == null || loadedTimes.count() == 0) {
+        if (!usable) {
             return false;
         }
+        offsetIndex = loadedOffsets;
+        timeIndex = loadedTimes;
+        BatchHeader header = new BatchHeader();
+        header.read(0, (int) logBytes);
+        firstBatchTimestamp = header.maxTimestamp;
+        maxTimestamp = loadedTimes.lastTimestamp();
+        offsetOfMaxTimestamp = loadedTimes.lastOffset();
+        bytesSinceLastIndexEntry = (int) logBytes - loadedOffsets.lastPosition();
+        sizeBytes = (int) logBytes;
+        nextOffset = expectedNextOffset;
+        return true;
+    }
+
+    /** Whether the batches after the last index entry are dense and end exactly at the file end. */
+    private boolean checkTail(OffsetIndex loadedOffsets, long logBytes, long expectedNextOffset) throws IOException {
         // Walk the batch headers after the last entry: they must be dense, start at the offset the entry
         // claims, and end exactly at the end of the file with the expected next offset.
         int last = loadedOffsets.count() - 1;
@@ -211,19 +253,8 @@ final class Segment {
             position += header.sizeBytes;
             expected = header.lastOffset + 1;
         }
-        if (position != logBytes || expected != expectedNextOffset || !header.tryRead(0, (int) logBytes)
-                || header.baseOffset != baseOffset) {
-            return false;
-        }
-        offsetIndex = loadedOffsets;
-        timeIndex = loadedTimes;
-        firstBatchTimestamp = header.maxTimestamp;
-        maxTimestamp = loadedTimes.lastTimestamp();
-        offsetOfMaxTimestamp = loadedTimes.lastOffset();
-        bytesSinceLastIndexEntry = (int) logBytes - loadedOffsets.lastPosition();
-        sizeBytes = (int) logBytes;
-        nextOffset = expectedNextOffset;
-        return true;
+        return position == logBytes && expected == expectedNextOffset && header.tryRead(0, (int) logBytes)
+                && header.baseOffset == baseOffset;
     }
 
     /**
@@ -302,6 +333,15 @@ final class Segment {
     long truncateTo(long offset) throws IOException {
         if (offset >= nextOffset) {
             return nextOffset;
+        }
+        if (offsetIndex.isSealed()) {
+            // An inactive segment becomes active again: rebuild its heap indexes from the (flushed) log.
+            offsetIndex.close();
+            timeIndex.close();
+            ScanResult result = recover();
+            if (!result.isComplete()) {
+                throw new LogCorruptionException(log.path(), result.validBytes(), result.problem());
+            }
         }
         BatchHeader header = new BatchHeader();
         int position = offset <= baseOffset ? 0 : seek(header, offset, sizeBytes);
@@ -420,7 +460,12 @@ final class Segment {
     }
 
     void close() throws IOException {
-        log.close();
+        try {
+            offsetIndex.close();
+            timeIndex.close();
+        } finally {
+            log.close();
+        }
     }
 
     @Override

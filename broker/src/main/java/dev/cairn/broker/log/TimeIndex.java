@@ -26,13 +26,18 @@ import java.util.Arrays;
  * carries it. Timestamps strictly increase (an entry is added at an index point only when the running
  * maximum grew), offsets increase. When the segment stops being active a final entry with the segment's
  * maximum is added, so the last entry of an inactive segment is its largest timestamp. Not checksummed;
- * rebuilt from the log like the {@link OffsetIndex}, and written at the same moments.
+ * rebuilt from the log like the {@link OffsetIndex}, and written at the same moments. Like it, an inactive
+ * segment's time index is sealed: no heap copy, lookups read the file.
  */
 final class TimeIndex {
     private final long baseOffset;
     private volatile long[] timestamps;
     private volatile int[] relativeOffsets;
     private volatile int count;
+    /** The index file a sealed index reads from; null while the entries are on the heap. */
+    private volatile FileHandle file;
+    private volatile long sealedLastTimestamp = NO_TIMESTAMP;
+    private volatile long sealedLastOffset;
 
     TimeIndex(long baseOffset) {
         this.baseOffset = baseOffset;
@@ -45,17 +50,40 @@ final class TimeIndex {
     }
 
     long lastTimestamp() {
+        if (file != null) {
+            return sealedLastTimestamp;
+        }
         int n = count;
         return n == 0 ? NO_TIMESTAMP : timestamps[n - 1];
     }
 
     long lastOffset() {
+        if (file != null) {
+            return sealedLastOffset;
+        }
         int n = count;
         return n == 0 ? baseOffset : baseOffset + relativeOffsets[n - 1];
     }
 
+    /** Drops the heap copy: lookups read {@code indexFile}, which holds exactly these entries. */
+    void seal(FileHandle indexFile) {
+        sealedLastTimestamp = lastTimestamp();
+        sealedLastOffset = lastOffset();
+        file = indexFile;
+        timestamps = null;
+        relativeOffsets = null;
+    }
+
+    void close() throws IOException {
+        FileHandle handle = file;
+        if (handle != null) {
+            handle.close();
+        }
+    }
+
     /** Adds an entry when {@code timestamp} exceeds the last one. */
     void maybeAppend(long timestamp, long offset) {
+        Invariant.check(file == null, "append to the sealed time index of segment %d", baseOffset);
         int n = count;
         if (timestamp == NO_TIMESTAMP || (n > 0 && timestamp <= timestamps[n - 1])) {
             return;
@@ -79,27 +107,43 @@ final class TimeIndex {
     }
 
     /** The offset from which to scan for the first batch with max timestamp at or above {@code target}. */
-    long scanStartOffset(long target) {
+    long scanStartOffset(long target) throws IOException {
         int n = count;
+        FileHandle sealed = file;
         long[] ts = timestamps;
         int[] offsets = relativeOffsets;
+        ByteBuffer entry = ByteBuffer.allocate(TIME_INDEX_ENTRY_BYTES);
         int low = 0;
         int high = n - 1;
         int found = -1;
+        long foundRelative = 0;
         while (low <= high) {
             int mid = (low + high) >>> 1;
-            if (ts[mid] < target) {
+            long timestamp;
+            long relative;
+            if (sealed == null) {
+                timestamp = ts[mid];
+                relative = offsets[mid];
+            } else {
+                entry.clear();
+                sealed.readFully(entry, (long) mid * TIME_INDEX_ENTRY_BYTES);
+                timestamp = entry.getLong(TIME_INDEX_TIMESTAMP_OFFSET);
+                relative = entry.getInt(TIME_INDEX_RELATIVE_OFFSET_OFFSET);
+            }
+            if (timestamp < target) {
                 found = mid;
+                foundRelative = relative;
                 low = mid + 1;
             } else {
                 high = mid - 1;
             }
         }
-        return found < 0 ? baseOffset : baseOffset + offsets[found];
+        return found < 0 ? baseOffset : baseOffset + foundRelative;
     }
 
     /** Drops every entry for an offset at or above {@code offset}. */
     void truncateTo(long offset) {
+        Invariant.check(file == null, "truncation of the sealed time index of segment %d", baseOffset);
         int n = count;
         int[] offsets = relativeOffsets;
         while (n > 0 && baseOffset + offsets[n - 1] >= offset) {
@@ -108,7 +152,8 @@ final class TimeIndex {
         count = n;
     }
 
-    void writeTo(FileHandle file) throws IOException {
+    void writeTo(FileHandle target) throws IOException {
+        Invariant.check(file == null, "rewrite of the sealed time index of segment %d", baseOffset);
         int n = count;
         long[] ts = timestamps;
         int[] offsets = relativeOffsets;
@@ -117,12 +162,42 @@ final class TimeIndex {
             buffer.putLong(ts[i]).putInt(offsets[i]);
         }
         buffer.flip();
-        file.write(buffer, 0);
-        file.truncate((long) n * TIME_INDEX_ENTRY_BYTES);
-        file.force();
+        target.write(buffer, 0);
+        target.truncate((long) n * TIME_INDEX_ENTRY_BYTES);
+        target.force();
     }
 
-    /** Loads and sanity-checks a time index; null when unusable (then it is rebuilt from the log). */
+    /**
+     * Opens the time index of an inactive segment sealed, after a cheap sanity check (whole entries; the last
+     * one, which names the segment's largest timestamp, non-negative and below {@code nextOffset}). Null when
+     * unusable.
+     */
+    static TimeIndex openSealed(FileHandle file, long baseOffset, long nextOffset) throws IOException {
+        long size = file.size();
+        if (size % TIME_INDEX_ENTRY_BYTES != 0 || size == 0 || size / TIME_INDEX_ENTRY_BYTES > Integer.MAX_VALUE) {
+            return null;
+        }
+        ByteBuffer last = ByteBuffer.allocate(TIME_INDEX_ENTRY_BYTES);
+        file.readFully(last, size - TIME_INDEX_ENTRY_BYTES);
+        long timestamp = last.getLong(TIME_INDEX_TIMESTAMP_OFFSET);
+        int relative = last.getInt(TIME_INDEX_RELATIVE_OFFSET_OFFSET);
+        if (timestamp < 0 || relative < 0 || baseOffset + relative >= nextOffset) {
+            return null;
+        }
+        TimeIndex index = new TimeIndex(baseOffset);
+        index.count = (int) (size / TIME_INDEX_ENTRY_BYTES);
+        index.sealedLastTimestamp = timestamp;
+        index.sealedLastOffset = baseOffset + relative;
+        index.file = file;
+        index.timestamps = null;
+        index.relativeOffsets = null;
+        return index;
+    }
+
+    /**
+     * Loads a whole time index onto the heap (for an active segment), fully checked; null when unusable (then
+     * it is rebuilt from the log).
+     */
     static TimeIndex load(FileHandle file, long baseOffset, long nextOffset) throws IOException {
         long size = file.size();
         if (size % TIME_INDEX_ENTRY_BYTES != 0 || size > Integer.MAX_VALUE) {

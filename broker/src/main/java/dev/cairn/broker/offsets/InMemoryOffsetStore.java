@@ -53,6 +53,23 @@ public final class InMemoryOffsetStore implements OffsetStore {
     }
 
     @Override
+    public synchronized void replacePartition(String topic, int partition, long raftIndex,
+            Map<String, CommittedOffset> offsetsByGroup) {
+        byte[] prefix = OffsetCodec.partitionPrefix(OffsetCodec.OFFSET_KEY_TYPE, topic, partition);
+        entries.subMap(new ByteKey(prefix), true, new ByteKey(OffsetCodec.prefixEnd(prefix)), false).clear();
+        for (Map.Entry<String, CommittedOffset> entry : offsetsByGroup.entrySet()) {
+            entries.put(new ByteKey(OffsetCodec.offsetKey(entry.getKey(), topic, partition)),
+                    OffsetCodec.offsetValue(entry.getValue()));
+        }
+        ByteKey applied = new ByteKey(OffsetCodec.appliedKey(topic, partition));
+        if (raftIndex == NO_RAFT_INDEX) {
+            entries.remove(applied);
+        } else {
+            entries.put(applied, OffsetCodec.appliedValue(raftIndex));
+        }
+    }
+
+    @Override
     public synchronized long appliedRaftIndex(String topic, int partition) {
         byte[] value = entries.get(new ByteKey(OffsetCodec.appliedKey(topic, partition)));
         return value == null ? NO_RAFT_INDEX : OffsetCodec.decodeAppliedValue(value);

@@ -1,6 +1,7 @@
 package dev.cairn.broker.offsets;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -28,6 +29,18 @@ final class OffsetCodec {
         byte[] name = utf8(topic);
         return ByteBuffer.allocate(1 + 2 + name.length + 4).put(type).putShort((short) name.length).put(name)
                 .putInt(partition).array();
+    }
+
+    /** The smallest key above every key that starts with {@code prefix} (prefixes never end in 0xFF bytes only). */
+    static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        for (int i = end.length - 1; i >= 0; i--) {
+            if (end[i] != (byte) 0xFF) {
+                end[i]++;
+                return Arrays.copyOf(end, i + 1);
+            }
+        }
+        throw new IllegalArgumentException("prefix of 0xFF bytes only");
     }
 
     static byte[] offsetKey(String group, String topic, int partition) {

@@ -34,6 +34,13 @@ public interface OffsetStore extends AutoCloseable {
     Map<String, CommittedOffset> fetchAll(String topic, int partition);
 
     /**
+     * Replaces everything stored for the partition group {@code (topic, partition)} with {@code offsetsByGroup}
+     * and sets its applied Raft index to {@code raftIndex}, in one atomic write. This is how one partition
+     * group installs a snapshot without touching the other groups that share the store.
+     */
+    void replacePartition(String topic, int partition, long raftIndex, Map<String, CommittedOffset> offsetsByGroup);
+
+    /**
      * Writes a consistent copy of the whole store into {@code targetDirectory}, which must not exist yet
      * (snapshots). The copy can be loaded with {@link #restore}.
      */

@@ -121,6 +121,30 @@ public final class RocksDbOffsetStore implements OffsetStore {
     }
 
     @Override
+    public void replacePartition(String topic, int partition, long raftIndex,
+            Map<String, CommittedOffset> offsetsByGroup) {
+        byte[] prefix = OffsetCodec.partitionPrefix(OffsetCodec.OFFSET_KEY_TYPE, topic, partition);
+        lock.readLock().lock();
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.deleteRange(prefix, OffsetCodec.prefixEnd(prefix));
+            for (Map.Entry<String, CommittedOffset> entry : offsetsByGroup.entrySet()) {
+                batch.put(OffsetCodec.offsetKey(entry.getKey(), topic, partition),
+                        OffsetCodec.offsetValue(entry.getValue()));
+            }
+            if (raftIndex == NO_RAFT_INDEX) {
+                batch.delete(OffsetCodec.appliedKey(topic, partition));
+            } else {
+                batch.put(OffsetCodec.appliedKey(topic, partition), OffsetCodec.appliedValue(raftIndex));
+            }
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw failure("replacement of " + topic + "-" + partition + " at raft index " + raftIndex, e);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
     public long appliedRaftIndex(String topic, int partition) {
         lock.readLock().lock();
         try {

@@ -42,12 +42,25 @@ public final class SimulatedFileIo implements FileIo {
     private final Set<Path> directories = new HashSet<>();
     private final Map<Operation, Integer> failures = new EnumMap<>(Operation.class);
     private long capacityBytes = Long.MAX_VALUE;
+    private long mutations;
+    private long crashAtMutation = Long.MAX_VALUE;
     private int generation;
     private long directoryFsyncs;
     private long forces;
 
     public SimulatedFileIo(long seed) {
-        this.random = new Random(seed);
+        this.random = new Random(mix(seed));
+    }
+
+    /**
+     * SplitMix64's finalizer: java.util.Random's first outputs are correlated for neighbouring seeds, and
+     * simulations use consecutive seeds.
+     */
+    public static long mix(long seed) {
+        long z = seed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     public synchronized void setCapacityBytes(long capacityBytes) {
@@ -66,6 +79,11 @@ public final class SimulatedFileIo implements FileIo {
     /** Makes the next {@code count} calls of {@code operation} fail with EIO. */
     public synchronized void failNext(Operation operation, int count) {
         failures.put(operation, count);
+    }
+
+    /** How many injected failures of {@code operation} have not fired yet. */
+    public synchronized int pendingFailures(Operation operation) {
+        return failures.getOrDefault(operation, 0);
     }
 
     public synchronized long directoryFsyncs() {
@@ -96,7 +114,41 @@ public final class SimulatedFileIo implements FileIo {
         }
     }
 
+    /**
+     * Arranges a crash in the middle of whatever runs next: the {@code count}-th mutating call from now
+     * (open, write, truncate, force, delete, rename, directory fsync) does not happen; instead the machine
+     * crashes ({@link #crash()}) and the call throws {@link SimulatedCrash}.
+     */
+    public synchronized void crashAfterMutations(long count) {
+        crashAtMutation = mutations + count;
+    }
+
+    public synchronized void cancelCrash() {
+        crashAtMutation = Long.MAX_VALUE;
+    }
+
+    private void onMutation() {
+        mutations++;
+        if (mutations == crashAtMutation) {
+            crashAtMutation = Long.MAX_VALUE;
+            crash();
+            throw new SimulatedCrash("simulated crash at mutation " + mutations);
+        }
+    }
+
+    /** Thrown by the call during which {@link #crashAfterMutations} crashed the machine. */
+    public static final class SimulatedCrash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash(String message) {
+            super(message);
+        }
+    }
+
     private void maybeFail(Operation operation) throws IOException {
+        if (operation != Operation.READ) {
+            onMutation();
+        }
         Integer left = failures.get(operation);
         if (left != null && left > 0) {
             failures.put(operation, left - 1);
@@ -150,11 +202,13 @@ public final class SimulatedFileIo implements FileIo {
 
     @Override
     public synchronized void delete(Path path) {
+        onMutation();
         files.remove(path);
     }
 
     @Override
     public synchronized void atomicMove(Path source, Path target) throws IOException {
+        onMutation();
         Inode inode = inode(source);
         files.remove(source);
         files.put(target, inode);
@@ -162,6 +216,7 @@ public final class SimulatedFileIo implements FileIo {
 
     @Override
     public synchronized void fsyncDirectory(Path directory) {
+        onMutation();
         directoryFsyncs++;
     }
 

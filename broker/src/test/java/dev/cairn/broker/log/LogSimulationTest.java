@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +34,12 @@ import org.junit.jupiter.api.Test;
 class LogSimulationTest {
     private static final Path DIR = Path.of("/sim/topic-0");
     private static final int STEPS_PER_SEQUENCE = 250;
+    /** Coverage counters, printed after the run: crashes, crashes inside an operation, injected faults. */
+    private static final Map<String, Integer> EVENTS = new TreeMap<>();
+
+    private static void count(String event) {
+        EVENTS.merge(event, 1, Integer::sum);
+    }
 
     @Test
     void randomSequencesMatchTheModel() {
@@ -46,6 +54,9 @@ class LogSimulationTest {
                 throw new AssertionError("simulation failed; replay with -Dsim.seed=" + seed + ": " + e, e);
             }
         }
+        System.out.println("LogSimulationTest: " + sequences + " sequences from seed " + firstSeed + ", events "
+                + EVENTS);
+        assertTrue(EVENTS.getOrDefault("crash midway", 0) > 0 || sequences < 50, "no crash inside an operation");
     }
 
     /** One batch of the model. */
@@ -66,8 +77,8 @@ class LogSimulationTest {
 
         Sequence(long seed) {
             this.seed = seed;
-            this.random = new Random(seed);
-            this.io = new SimulatedFileIo(seed);
+            this.random = new Random(SimulatedFileIo.mix(seed));
+            this.io = new SimulatedFileIo(seed + 1);
             this.config = LogConfig.defaults()
                     .withSegmentBytes(200 + random.nextInt(3000))
                     .withIndexIntervalBytes(random.nextInt(600))
@@ -131,12 +142,16 @@ class LogSimulationTest {
                 trace("reopen");
                 log.close();
                 log = Log.open(io, DIR, config);
-            } else if (dice < 93) {
+            } else if (dice < 90) {
                 crash();
+            } else if (dice < 93) {
+                crashMidOperation();
             } else if (dice < 95) {
                 restart();
-            } else {
+            } else if (dice < 98) {
                 diskFull();
+            } else {
+                ioError();
             }
         }
 
@@ -218,6 +233,7 @@ class LogSimulationTest {
         private void crash() {
             long flushed = log.flushedOffset();
             trace("crash (flushed " + flushed + ")");
+            count("crash");
             io.crash();
             log = Log.open(io, DIR, config);
             long end = log.logEndOffset();
@@ -228,6 +244,90 @@ class LogSimulationTest {
             assertEquals(modelLast, end, "recovered log does not end on a model batch boundary");
             modelEnd = end;
             trace("recovered");
+        }
+
+        /**
+         * A crash in the middle of an append, roll, flush, truncation or retention pass (after a random number
+         * of its file mutations), or right after it. The recovered log must be a contiguous run of whole
+         * batches of what the log held before (or after) the operation, and keep everything that had been
+         * flushed (for a truncation: everything flushed below the truncation point).
+         */
+        private void crashMidOperation() {
+            List<Batch> full = new ArrayList<>(model);
+            long guaranteed = log.flushedOffset();
+            int which = random.nextInt(6);
+            long restartAt = -1;
+            if (which == 3 && modelEnd == modelStart) {
+                which = 1;
+            }
+            io.crashAfterMutations(1 + random.nextInt(12));
+            trace("crash during operation " + which + " (flushed " + guaranteed + ")");
+            try {
+                switch (which) {
+                    case 0 -> {
+                        ByteBuffer batch = nextBatch();
+                        full.add(new Batch(modelEnd, modelEnd + batch.getInt(23), batch.getLong(35),
+                                TestBatches.bytes(batch)));
+                        log.append(batch.duplicate());
+                    }
+                    case 1 -> log.roll();
+                    case 2 -> log.flush();
+                    case 3 -> {
+                        long offset = modelStart + 1 + (long) (random.nextDouble() * (modelEnd - modelStart));
+                        long truncatedEnd = modelStart;
+                        for (Batch b : model) {
+                            if (b.lastOffset < offset) {
+                                truncatedEnd = b.lastOffset + 1;
+                            }
+                        }
+                        guaranteed = Math.min(guaranteed, truncatedEnd);
+                        trace("truncateTo " + offset);
+                        log.truncateTo(offset);
+                    }
+                    case 4 -> {
+                        nowMs += random.nextInt(20_000);
+                        log.deleteExpired(nowMs);
+                    }
+                    default -> {
+                        restartAt = modelEnd + 1 + random.nextInt(100);
+                        trace("truncateFullyAndStartAt " + restartAt);
+                        log.truncateFullyAndStartAt(restartAt);
+                    }
+                }
+                io.cancelCrash();
+                io.crash();
+                trace("completed, crashed after");
+                count("crash right after");
+            } catch (SimulatedFileIo.SimulatedCrash crash) {
+                trace("crashed midway");
+                count("crash midway");
+            }
+            log = Log.open(io, DIR, config);
+            long start = log.logStartOffset();
+            long end = log.logEndOffset();
+            if (restartAt >= 0 && start == restartAt) {
+                // The restart is atomic: it either happened completely or not at all.
+                assertEquals(restartAt, end, "a restarted log is empty");
+                model.clear();
+                modelStart = restartAt;
+                modelEnd = restartAt;
+                return;
+            }
+            assertTrue(start >= modelStart, "log start went back from " + modelStart + " to " + start);
+            assertTrue(end >= guaranteed, "flushed offsets lost: log ends at " + end + ", guaranteed " + guaranteed);
+            model.clear();
+            boolean startFound = start == end;
+            for (Batch b : full) {
+                startFound |= b.baseOffset == start;
+                if (b.baseOffset >= start && b.lastOffset < end) {
+                    model.add(b);
+                }
+            }
+            assertTrue(startFound, "log start " + start + " is not a batch boundary");
+            long modelLast = model.isEmpty() ? start : model.get(model.size() - 1).lastOffset + 1;
+            assertEquals(modelLast, end, "recovered log does not end on a batch boundary");
+            modelStart = start;
+            modelEnd = end;
         }
 
         private void restart() {
@@ -251,10 +351,61 @@ class LogSimulationTest {
                     assertEquals(before, log.logEndOffset());
                     assertFalse(log.isOffline());
                     trace("append failed: disk full");
+                    count("append failed: disk full");
                 }
                 check();
             }
             io.setCapacityBytes(Long.MAX_VALUE);
+        }
+
+        /**
+         * EIO on a write: the append fails and the log is unchanged. EIO on an fsync: the log goes offline
+         * (fsyncgate) and only a reopen, which recovers, brings it back.
+         */
+        private void ioError() throws IOException {
+            boolean onForce = random.nextBoolean();
+            trace(onForce ? "EIO on next fsync" : "EIO on next write");
+            io.failNext(onForce ? SimulatedFileIo.Operation.FORCE : SimulatedFileIo.Operation.WRITE, 1);
+            long before = log.logEndOffset();
+            ByteBuffer batch = nextBatch();
+            StorageException error = null;
+            try {
+                log.append(batch.duplicate());
+            } catch (StorageException e) {
+                error = e;
+            }
+            if (log.logEndOffset() > before) {
+                // The batch is in the log even if a flush after it failed.
+                model.add(new Batch(before, log.logEndOffset() - 1, batch.getLong(35), TestBatches.bytes(batch)));
+                modelEnd = log.logEndOffset();
+            }
+            if (error == null && onForce) {
+                try {
+                    log.roll();
+                    log.flush();
+                } catch (StorageException e) {
+                    error = e;
+                }
+            }
+            SimulatedFileIo.Operation operation = onForce ? SimulatedFileIo.Operation.FORCE
+                    : SimulatedFileIo.Operation.WRITE;
+            if (error == null) {
+                assertEquals(1, io.pendingFailures(operation), "an injected EIO fired but did not surface");
+                io.failNext(operation, 0);
+                return;
+            }
+            assertEquals(0, io.pendingFailures(operation));
+            assertFalse(error.isDiskFull(), error.getMessage());
+            trace("failed: " + error.getMessage());
+            count(onForce ? "EIO on fsync" : "EIO on write");
+            if (onForce) {
+                assertTrue(log.isOffline(), "a failed fsync must take the log offline");
+                assertThrows(StorageException.class, () -> log.roll());
+                crash();
+            } else {
+                assertEquals(before, log.logEndOffset());
+                assertFalse(log.isOffline());
+            }
         }
 
         private void check() throws IOException {

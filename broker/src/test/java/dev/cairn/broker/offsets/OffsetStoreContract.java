@@ -72,6 +72,27 @@ abstract class OffsetStoreContract {
     }
 
     @Test
+    void replacePartitionInstallsOneGroupsSnapshotAlone() {
+        try (OffsetStore store = open()) {
+            store.commit("t", 0, 7, Map.of("a", new CommittedOffset(1, null, 1), "b", new CommittedOffset(2, null, 1)));
+            store.commit("t", 1, 9, Map.of("a", new CommittedOffset(3, "x", 2)));
+            store.commit("t1", 0, 4, Map.of("a", new CommittedOffset(5, null, 3)));
+            Map<String, CommittedOffset> snapshot = store.fetchAll("t", 1);
+            long applied = store.appliedRaftIndex("t", 1);
+
+            store.replacePartition("t", 0, 50, Map.of("c", new CommittedOffset(9, "s", 4)));
+            assertEquals(Map.of("c", new CommittedOffset(9, "s", 4)), store.fetchAll("t", 0));
+            assertEquals(50, store.appliedRaftIndex("t", 0));
+            assertEquals(snapshot, store.fetchAll("t", 1), "other partitions untouched");
+            assertEquals(applied, store.appliedRaftIndex("t", 1));
+            assertEquals(5, store.fetch("a", "t1", 0).orElseThrow().offset(), "a topic with a longer name too");
+            store.replacePartition("t", 0, OffsetStore.NO_RAFT_INDEX, Map.of());
+            assertEquals(Map.of(), store.fetchAll("t", 0));
+            assertEquals(OffsetStore.NO_RAFT_INDEX, store.appliedRaftIndex("t", 0));
+        }
+    }
+
+    @Test
     void checkpointAndRestoreRoundTrip() {
         try (OffsetStore store = open()) {
             store.commit("t", 0, 1, Map.of("g", new CommittedOffset(10, "a", 1)));
