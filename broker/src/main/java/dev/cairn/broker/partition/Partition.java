@@ -193,7 +193,9 @@ public final class Partition {
         log.claimWriter();
     }
 
+    /** Closes the log; Ratis closes a group on its own thread, which takes over the writer role to do so. */
     public void close() {
+        log.claimWriter();
         log.close();
     }
 
