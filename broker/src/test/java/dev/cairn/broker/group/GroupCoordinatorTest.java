@@ -403,4 +403,19 @@ class GroupCoordinatorTest {
         notOwned.clear();
         assertEquals(ErrorCode.UNKNOWN_MEMBER_ID, heartbeat(alone), "a new coordinator starts the group empty");
     }
+
+    @Test
+    void joinGroupV0WithoutRebalanceTimeoutWaitsTheSessionTimeout() {
+        JoinRequest v0 = new JoinRequest(GROUP, "", null, "client", "h", SESSION_MS, -1, "consumer", RANGE, false);
+        JoinResult first = coordinator.join(v0, nowMs).join();
+        sync(first, Map.of()).join();
+        CompletableFuture<JoinResult> second = coordinator.join(v0, nowMs);
+        nowMs += SESSION_MS - 1;
+        assertEquals(ErrorCode.REBALANCE_IN_PROGRESS, heartbeat(first));
+        coordinator.tick(nowMs);
+        assertFalse(second.isDone());
+        nowMs += 1;
+        coordinator.tick(nowMs);
+        assertEquals(1, second.join().members().size(), "the first member did not rejoin within the session timeout");
+    }
 }
