@@ -53,6 +53,8 @@ public final class Broker implements Closeable {
     /** How long start-up waits for the metadata group to accept this broker's registration. */
     public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
     private static final long REGISTRATION_RETRY_MS = 200;
+    /** How often partition leaders check their in-sync replicas and publish changes. */
+    private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
 
@@ -113,6 +115,8 @@ public final class Broker implements Closeable {
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
             register(cluster, config, server.port());
+            timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
+                    config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             long interval = config.logRetentionCheckIntervalMs();
             timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);

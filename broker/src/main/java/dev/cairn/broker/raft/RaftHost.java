@@ -102,6 +102,31 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** The leader's view of its followers, or empty when this server does not lead the group. */
+    public Optional<ReplicationStatus> replicationStatus(RaftGroupId groupId) {
+        try {
+            RaftServer.Division division = server.getDivision(groupId);
+            var role = division.getInfo().getRoleInfoProto();
+            if (!role.hasLeaderInfo()) {
+                return Optional.empty();
+            }
+            java.util.Map<String, Long> commitIndexes = new java.util.HashMap<>();
+            for (var info : division.getCommitInfos()) {
+                commitIndexes.put(RaftPeerId.valueOf(info.getServer().getId()).toString(), info.getCommitIndex());
+            }
+            java.util.Map<String, ReplicationStatus.Follower> followers = new java.util.HashMap<>();
+            for (var follower : role.getLeaderInfo().getFollowerInfoList()) {
+                String id = RaftPeerId.valueOf(follower.getId().getId()).toString();
+                followers.put(id, new ReplicationStatus.Follower(commitIndexes.getOrDefault(id, -1L),
+                        follower.getLastRpcElapsedTimeMs()));
+            }
+            long leaderCommit = commitIndexes.getOrDefault(selfId.toString(), -1L);
+            return Optional.of(new ReplicationStatus(leaderCommit, followers));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * Replicates {@code command} through the group and completes with the state machine's reply once a
      * majority committed and this server applied it. Never completes exceptionally: failures are results.

@@ -8,6 +8,7 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.PartitionGroups;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
@@ -32,6 +33,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -75,6 +77,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, PartitionStateMachine> partitions = new ConcurrentHashMap<>();
     private final Map<TopicPartition, UUID> groupsByPartition = new ConcurrentHashMap<>();
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
+    /** Per led group: when each follower was last caught up, and the leader's commit index at the last check. */
+    private final Map<UUID, Map<String, Long>> lastCaughtUpMs = new ConcurrentHashMap<>();
+    private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
+    private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
     private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cairn-reconciler");
         thread.setDaemon(true);
@@ -311,6 +317,67 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         return host.role(RaftGroupId.valueOf(gid))
                 .map(role -> new Leadership(parseNodeId(role.leaderId()), (int) role.term(), role.isLeader()))
                 .orElse(Leadership.UNKNOWN);
+    }
+
+    /**
+     * Publishes, for every partition this broker leads, its leadership and in-sync replicas through the metadata
+     * group when they differ from what metadata says, so every broker can answer Metadata for it.
+     *
+     * <p>In-sync, precisely: the leader is in sync; a follower is in sync when, at some check within the last
+     * {@code replicaLagTimeMaxMs}, its commit index had reached the commit index the leader had one check
+     * earlier (checks run every {@code checkIntervalMs}). A new leader counts every follower as caught up at the
+     * moment it took over, as Kafka does.
+     */
+    public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
+        MetadataImage image = metadata.image();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            UUID gid = entry.groupId();
+            RaftGroupId groupId = RaftGroupId.valueOf(gid);
+            Optional<GroupRole> role = host.role(groupId);
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (role.isEmpty() || !role.get().isLeader() || topic.isEmpty()) {
+                lastCaughtUpMs.remove(gid);
+                previousLeaderCommitIndex.remove(gid);
+                continue;
+            }
+            Optional<ReplicationStatus> status = host.replicationStatus(groupId);
+            if (status.isEmpty()) {
+                continue;
+            }
+            List<Integer> replicas = topic.get().replicas().get(entry.partition());
+            List<Integer> isr = inSyncReplicas(gid, replicas, status.get(), nowMs, replicaLagTimeMaxMs);
+            PartitionState state = new PartitionState(nodeId, (int) role.get().term(), isr);
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            if (state.equals(image.partitionState(tp).orElse(null)) || !statePublishesInFlight.add(gid)) {
+                continue;
+            }
+            submit(new MetadataCommand.UpdatePartitionState(entry.topicId(), entry.partition(), state))
+                    .whenComplete((result, error) -> statePublishesInFlight.remove(gid));
+        }
+    }
+
+    private List<Integer> inSyncReplicas(UUID gid, List<Integer> replicas, ReplicationStatus status, long nowMs,
+            long replicaLagTimeMaxMs) {
+        Map<String, Long> caughtUp = lastCaughtUpMs.computeIfAbsent(gid, k -> new ConcurrentHashMap<>());
+        Long previousCommit = previousLeaderCommitIndex.put(gid, status.leaderCommitIndex());
+        List<Integer> isr = new ArrayList<>();
+        for (int replica : replicas) {
+            if (replica == nodeId) {
+                isr.add(replica);
+                continue;
+            }
+            String id = Integer.toString(replica);
+            ReplicationStatus.Follower follower = status.followers().get(id);
+            boolean caughtUpNow = previousCommit == null
+                    || (follower != null && follower.commitIndex() >= previousCommit);
+            if (caughtUpNow) {
+                caughtUp.put(id, nowMs);
+            }
+            if (nowMs - caughtUp.getOrDefault(id, Long.MIN_VALUE / 2) <= replicaLagTimeMaxMs) {
+                isr.add(replica);
+            }
+        }
+        return isr;
     }
 
     /**
