@@ -2,9 +2,12 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
+import dev.cairn.broker.api.FindCoordinatorHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
+import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
@@ -129,12 +132,16 @@ public final class Broker implements Closeable {
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
                 .withMessageBytesMax(config.messageMaxBytes());
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
-        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler());
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
+        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
     }
 
