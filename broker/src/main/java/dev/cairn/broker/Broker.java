@@ -9,6 +9,8 @@ import dev.cairn.broker.api.FindCoordinatorHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
 import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
+import dev.cairn.broker.api.OffsetCommitHandler;
+import dev.cairn.broker.api.OffsetFetchHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.api.TopicCreator;
@@ -139,6 +141,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, System::currentTimeMillis));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
