@@ -2,6 +2,8 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.CreateTopicsHandler;
+import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
@@ -144,6 +146,9 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
+                System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
