@@ -255,8 +255,15 @@ public final class CreateTopicsHandler implements RequestHandler {
                     + " was created, but partitions " + leaderless + " had no leader within " + waitMs + " ms"));
             return;
         }
-        timer.schedule(() -> awaitLeaders(topic, waitMs, deadlineMs, answer),
-                Math.min(LEADER_POLL_INTERVAL_MS, remainingMs), TimeUnit.MILLISECONDS);
+        timer.schedule(() -> {
+            try {
+                awaitLeaders(topic, waitMs, deadlineMs, answer);
+            } catch (RuntimeException e) {
+                // A scheduled task's exception would vanish and leave the request unanswered forever; failing the
+                // answer closes the connection and logs the bug instead.
+                answer.completeExceptionally(e);
+            }
+        }, Math.min(LEADER_POLL_INTERVAL_MS, remainingMs), TimeUnit.MILLISECONDS);
     }
 
     private static CompletableFuture<Struct> result(String name, ErrorCode error, String message) {
