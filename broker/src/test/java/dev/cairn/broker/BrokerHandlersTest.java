@@ -7,12 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.ProtocolCodec;
+import dev.cairn.protocol.RequestHeader;
+import dev.cairn.protocol.message.ApiVersionsRequest;
+import dev.cairn.protocol.message.ApiVersionsResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -90,6 +100,31 @@ class BrokerHandlersTest {
 
     private static Throwable causeOf(ExecutionException e) {
         return e.getCause();
+    }
+
+    @Test
+    void apiVersionsAdvertisesExactlyTheRegisteredHandlersAndNoGroupMembershipApis() throws IOException {
+        Struct request = new Struct(ApiVersionsRequest.SCHEMA)
+                .set(ApiVersionsRequest.CLIENT_SOFTWARE_NAME, "probe")
+                .set(ApiVersionsRequest.CLIENT_SOFTWARE_VERSION, "1");
+        RequestHeader header = new RequestHeader(ApiKey.API_VERSIONS.id(), (short) 3, 1, "probe");
+        Set<ApiKey> advertised = EnumSet.noneOf(ApiKey.class);
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), broker.kafkaPort())) {
+            socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(CLIENT_CALL_WAIT_S));
+            ByteBuffer frame = ProtocolCodec.encodeRequest(header, request);
+            socket.getOutputStream().write(frame.array(), 0, frame.limit());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            Struct body = ProtocolCodec.decodeResponse(ByteBuffer.wrap(response), ApiKey.API_VERSIONS, (short) 3)
+                    .body();
+            for (Struct api : body.get(ApiVersionsResponse.API_KEYS)) {
+                advertised.add(ApiKey.forId(api.get(ApiVersionsResponse.ApiVersion.API_KEY)));
+            }
+        }
+        assertEquals(EnumSet.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.FETCH,
+                ApiKey.INIT_PRODUCER_ID, ApiKey.LIST_OFFSETS, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT,
+                ApiKey.OFFSET_FETCH, ApiKey.DESCRIBE_CLUSTER, ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS), advertised);
     }
 
     @Test
