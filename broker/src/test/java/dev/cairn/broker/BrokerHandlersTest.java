@@ -73,8 +73,8 @@ class BrokerHandlersTest {
 
     @BeforeAll
     static void start() throws IOException, InterruptedException {
-        // A fixed free port, not 0: the broker registers its advertised address before its listener binds, so
-        // with port 0 it would tell clients port 0.
+        // A free port chosen here, not 0: at this branch's base the broker registers its advertised address before
+        // its listener binds, so with port 0 it would advertise port 0 (main registers the bound port since f84c947).
         broker = Broker.start(BrokerConfig.fromMap(Map.of("listeners", "127.0.0.1:" + freePort(),
                 "raft.listener", "127.0.0.1:" + freePort(), "log.dirs", dataDir.toString())));
         bootstrap = "127.0.0.1:" + broker.kafkaPort();
