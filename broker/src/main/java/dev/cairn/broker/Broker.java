@@ -2,10 +2,17 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.CreateTopicsHandler;
+import dev.cairn.broker.api.DeleteTopicsHandler;
+import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
+import dev.cairn.broker.api.FindCoordinatorHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
+import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
+import dev.cairn.broker.api.OffsetCommitHandler;
+import dev.cairn.broker.api.OffsetFetchHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.api.TopicCreator;
@@ -141,12 +148,21 @@ public final class Broker implements Closeable {
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
                 .withMessageBytesMax(config.messageMaxBytes());
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
-        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler());
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, System::currentTimeMillis));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
+        handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
+                System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
+        // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
+        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
     }
 

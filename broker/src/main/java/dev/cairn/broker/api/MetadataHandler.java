@@ -76,7 +76,7 @@ public final class MetadataHandler implements RequestHandler {
         return CompletableFuture.completedFuture(new Struct(MetadataResponse.SCHEMA)
                 .set(MetadataResponse.BROKERS, brokers(image))
                 .set(MetadataResponse.CLUSTER_ID, clusterId)
-                .set(MetadataResponse.CONTROLLER_ID, controllerId())
+                .set(MetadataResponse.CONTROLLER_ID, controllerIdOrSelf(metadata))
                 .set(MetadataResponse.TOPICS, topics));
     }
 
@@ -95,8 +95,11 @@ public final class MetadataHandler implements RequestHandler {
         return ErrorCode.LEADER_NOT_AVAILABLE;
     }
 
-    /** A live broker's id: the metadata leader, or this broker while no leader is known. */
-    private int controllerId() {
+    /**
+     * The controller clients are told about: the metadata leader, or this broker while no leader is known (a
+     * live broker's id, so that Admin keeps sending to a node that answers, NOT_CONTROLLER if need be).
+     */
+    static int controllerIdOrSelf(MetadataService metadata) {
         int controller = metadata.controllerId();
         return controller >= 0 ? controller : metadata.localNodeId();
     }

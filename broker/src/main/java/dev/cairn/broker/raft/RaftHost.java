@@ -90,14 +90,17 @@ public final class RaftHost implements Closeable {
         return false;
     }
 
-    /** Leadership as this server sees it, or empty when it does not host the group. */
+    /**
+     * Leadership as this server sees it, or empty when it does not host the group or the group is still starting
+     * (Ratis throws IllegalStateException, "stateMachineUpdater is uninitialized", for a division just added).
+     */
     public Optional<GroupRole> role(RaftGroupId groupId) {
         try {
             DivisionInfo info = server.getDivision(groupId).getInfo();
             RaftPeerId leader = info.getLeaderId();
             return Optional.of(new GroupRole(info.isLeader() && info.isLeaderReady(),
                     leader == null ? null : leader.toString(), info.getCurrentTerm(), info.getLastAppliedIndex()));
-        } catch (IOException e) {
+        } catch (IOException | IllegalStateException e) {
             return Optional.empty();
         }
     }
