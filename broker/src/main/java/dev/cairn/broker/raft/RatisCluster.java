@@ -62,6 +62,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    /** How long shutdown waits for a reconciliation in progress. */
+    private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
 
     private final int nodeId;
@@ -100,7 +102,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.offsets = offsets;
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
-        this.metadata = new ClusterMetadata(change -> reconciler.execute(() -> reconcile(change)));
+        this.metadata = new ClusterMetadata(this::onMetadataChange);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
@@ -146,6 +148,16 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     // ---------------------------------------------------------------- reconciliation
+
+    /** Runs on the metadata apply thread: hands the change to the reconciler, never throwing. */
+    private void onMetadataChange(MetadataChange change) {
+        try {
+            reconciler.execute(() -> reconcile(change));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("shutting down: metadata change at raft index {} not reconciled",
+                    change.current().appliedRaftIndex());
+        }
+    }
 
     /**
      * Brings local groups in line with one metadata change. Groups are removed only when a topic deletion is
@@ -404,9 +416,12 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public void close() throws IOException {
-        reconciler.shutdownNow();
+        // Let a reconciliation in progress finish its group and index changes; interrupt only an overrun.
+        reconciler.shutdown();
         try {
-            reconciler.awaitTermination(10, TimeUnit.SECONDS);
+            if (!reconciler.awaitTermination(RECONCILE_SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                reconciler.shutdownNow();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -28,7 +28,7 @@ final class FakeMetadataService implements MetadataService {
     }
 
     FakeMetadataService(Consumer<MetadataImage> onChange) {
-        this.core = new ClusterMetadata(onChange);
+        this.core = new ClusterMetadata(change -> onChange.accept(change.current()));
     }
 
     FakeMetadataService withBrokers(int... nodeIds) {
