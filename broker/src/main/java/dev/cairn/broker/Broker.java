@@ -2,15 +2,22 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.CreateTopicsHandler;
+import dev.cairn.broker.api.DeleteTopicsHandler;
+import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
+import dev.cairn.broker.api.FindCoordinatorHandler;
 import dev.cairn.broker.api.HeartbeatHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
 import dev.cairn.broker.api.JoinGroupHandler;
 import dev.cairn.broker.api.LeaveGroupHandler;
 import dev.cairn.broker.api.ListGroupsHandler;
+import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
+import dev.cairn.broker.api.OffsetCommitHandler;
+import dev.cairn.broker.api.OffsetFetchHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.api.SyncGroupHandler;
@@ -39,11 +46,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SortedMap;
@@ -64,6 +69,8 @@ public final class Broker implements Closeable {
     /** How long start-up waits for the metadata group to accept this broker's registration. */
     public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
     private static final long REGISTRATION_RETRY_MS = 200;
+    /** How often partition leaders check their in-sync replicas and publish changes. */
+    private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
     /**
@@ -130,6 +137,8 @@ public final class Broker implements Closeable {
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
             register(cluster, config, server.port());
+            timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
+                    config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             long interval = config.logRetentionCheckIntervalMs();
             timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
@@ -156,19 +165,13 @@ public final class Broker implements Closeable {
         GroupConfig groupConfig = new GroupConfig(config.groupMinSessionTimeoutMs(),
                 config.groupMaxSessionTimeoutMs(), config.groupInitialRebalanceDelayMs(), config.groupMaxSize());
         return new GroupCoordinator(groupConfig, () -> UUID.randomUUID().toString(),
-                groupId -> coordinatorOf(groupId, cluster.image().brokers()) == config.nodeId());
+                groupId -> isCoordinator(groupId, cluster.image().brokers(), config.nodeId()));
     }
 
-    /**
-     * The node id coordinating {@code groupId}: the broker at index hash(group id) mod n of the sorted registered
-     * brokers, the same choice FindCoordinator reports. -1 when no broker is registered.
-     */
-    static int coordinatorOf(String groupId, SortedMap<Integer, BrokerInfo> brokers) {
-        if (brokers.isEmpty()) {
-            return -1;
-        }
-        List<Integer> nodeIds = new ArrayList<>(brokers.keySet());
-        return nodeIds.get(Math.floorMod(groupId.hashCode(), nodeIds.size()));
+    /** Whether {@code nodeId} coordinates {@code groupId}: the broker FindCoordinator names for it. */
+    private static boolean isCoordinator(String groupId, SortedMap<Integer, BrokerInfo> brokers, int nodeId) {
+        BrokerInfo coordinator = FindCoordinatorHandler.coordinatorFor(groupId, brokers);
+        return coordinator != null && coordinator.nodeId() == nodeId;
     }
 
     private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer,
@@ -179,7 +182,6 @@ public final class Broker implements Closeable {
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
                 .withMessageBytesMax(config.messageMaxBytes());
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
-        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler());
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
@@ -191,6 +193,17 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups));
         handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, groups,
+                System::currentTimeMillis));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
+        handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
+                System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
+        // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
+        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
     }
 
