@@ -338,16 +338,19 @@ class GroupCoordinatorTest {
 
     @Test
     void groupsPerBrokerAreBoundedAndMemberlessGroupsMakeRoom() {
-        for (int i = 0; i < Limits.GROUPS_PER_BROKER_MAX; i++) {
-            JoinResult joined = coordinator.join(new JoinRequest("g" + i, "", null, "c", "h", SESSION_MS,
-                    REBALANCE_MS, "consumer", RANGE, false), nowMs).join();
-            assertEquals(ErrorCode.NONE, joined.error());
+        JoinResult joined = coordinator.join(new JoinRequest("g0", "", null, "c", "h", SESSION_MS, REBALANCE_MS,
+                "consumer", RANGE, false), nowMs).join();
+        assertEquals(ErrorCode.NONE, joined.error());
+        // The other groups hold one pending member each (told its id, not yet rejoined): not memberless.
+        for (int i = 1; i < Limits.GROUPS_PER_BROKER_MAX; i++) {
+            JoinResult pending = coordinator.join(new JoinRequest("g" + i, "", null, "c", "h", SESSION_MS,
+                    REBALANCE_MS, "consumer", RANGE, true), nowMs).join();
+            assertEquals(ErrorCode.MEMBER_ID_REQUIRED, pending.error());
         }
         JoinRequest extra = new JoinRequest("extra", "", null, "c", "h", SESSION_MS, REBALANCE_MS, "consumer",
                 RANGE, false);
         assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE, coordinator.join(extra, nowMs).join().error());
-        String member = coordinator.describe("g0").members().get(0).memberId();
-        assertEquals(ErrorCode.NONE, coordinator.leave("g0", member, nowMs));
+        assertEquals(ErrorCode.NONE, coordinator.leave("g0", joined.memberId(), nowMs));
         assertEquals(ErrorCode.NONE, coordinator.join(extra, nowMs).join().error(), "the Empty group was dropped");
         assertEquals(GroupState.DEAD, coordinator.describe("g0").state());
     }
@@ -417,5 +420,34 @@ class GroupCoordinatorTest {
         nowMs += 1;
         coordinator.tick(nowMs);
         assertEquals(1, second.join().members().size(), "the first member did not rejoin within the session timeout");
+    }
+
+    @Test
+    void pendingMemberIdsCountTowardsTheGroupSize() {
+        coordinator = coordinator(0, 2);
+        assertEquals(ErrorCode.MEMBER_ID_REQUIRED, join("").join().error());
+        assertEquals(ErrorCode.MEMBER_ID_REQUIRED, join("").join().error());
+        assertEquals(ErrorCode.GROUP_MAX_SIZE_REACHED, join("").join().error(),
+                "members told their id but not yet rejoined hold their places");
+    }
+
+    @Test
+    void membersPerBrokerAreBoundedOverAllGroups() {
+        coordinator = coordinator(0, Limits.GROUP_MEMBERS_MAX);
+        int groups = Limits.GROUP_MEMBERS_PER_BROKER_MAX / Limits.GROUP_MEMBERS_MAX;
+        for (int g = 0; g < groups; g++) {
+            for (int m = 0; m < Limits.GROUP_MEMBERS_MAX; m++) {
+                JoinResult pending = coordinator.join(new JoinRequest("g" + g, "", null, "c", "h", SESSION_MS,
+                        REBALANCE_MS, "consumer", RANGE, true), nowMs).join();
+                assertEquals(ErrorCode.MEMBER_ID_REQUIRED, pending.error());
+            }
+        }
+        assertEquals(Limits.GROUP_MEMBERS_PER_BROKER_MAX, coordinator.memberCount());
+        JoinResult refused = coordinator.join(request("", null, RANGE, true), nowMs).join();
+        assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE, refused.error(), "retriable: room may come back");
+        nowMs += SESSION_MS;
+        coordinator.tick(nowMs);
+        assertEquals(ErrorCode.MEMBER_ID_REQUIRED, coordinator.join(request("", null, RANGE, true), nowMs).join()
+                .error(), "expired pending ids made room");
     }
 }
