@@ -99,6 +99,10 @@ class GroupsIT {
     }
 
     private static void produce(int phase) throws Exception {
+        produce(TOPIC, phase);
+    }
+
+    private static void produce(String topic, int phase) throws Exception {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -107,7 +111,7 @@ class GroupsIT {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
             for (int i = 0; i < RECORDS_PER_PHASE; i++) {
                 int n = phase * RECORDS_PER_PHASE + i;
-                acks.add(producer.send(new ProducerRecord<>(TOPIC, n % PARTITIONS, null, "v" + n)));
+                acks.add(producer.send(new ProducerRecord<>(topic, n % PARTITIONS, null, "v" + n)));
             }
             producer.flush();
         }
@@ -214,6 +218,55 @@ class GroupsIT {
             }
             if (child != null) {
                 child.kill();
+            }
+        }
+    }
+
+    /**
+     * Static membership (KIP-345, JoinGroup v5): a consumer with a {@code group.instance.id} that closes (a static
+     * member does not leave) and restarts within its session timeout gets its partitions back in the same
+     * generation, and the other member is not rebalanced.
+     */
+    @Test
+    void aRestartedStaticMemberGetsItsPartitionsBackWithoutARebalance() throws Exception {
+        String group = "static-group";
+        String topic = "static-orders";
+        produce(topic, 0);
+        Properties a = consumerProperties(broker.bootstrap());
+        a.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        a.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a");
+        Properties b = consumerProperties(broker.bootstrap());
+        b.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        b.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-b");
+        try (KafkaConsumer<String, String> second = new KafkaConsumer<>(b)) {
+            Set<TopicPartition> assignedBefore;
+            int generationBefore;
+            second.subscribe(List.of(topic));
+            try (KafkaConsumer<String, String> first = new KafkaConsumer<>(a)) {
+                first.subscribe(List.of(topic));
+                pollUntil(List.of(first, second), () -> first.assignment().size() == PARTITIONS / 2
+                        && second.assignment().size() == PARTITIONS / 2);
+                assignedBefore = Set.copyOf(first.assignment());
+                generationBefore = first.groupMetadata().generationId();
+                assertEquals(generationBefore, second.groupMetadata().generationId());
+            }
+            try (KafkaConsumer<String, String> restarted = new KafkaConsumer<>(a)) {
+                restarted.subscribe(List.of(topic));
+                pollUntil(List.of(restarted, second), () -> restarted.assignment().size() == PARTITIONS / 2);
+                assertEquals(assignedBefore, restarted.assignment(), "the same partitions come back");
+                assertEquals(generationBefore, restarted.groupMetadata().generationId(), "no new generation");
+                assertEquals(generationBefore, second.groupMetadata().generationId(), "the other member kept going");
+            }
+        }
+    }
+
+    /** Polls every consumer in turn (each poll drives its group membership) until the condition holds. */
+    private static void pollUntil(List<KafkaConsumer<String, String>> consumers, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS_MAX);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out polling the group");
+            for (KafkaConsumer<String, String> consumer : consumers) {
+                consumer.poll(Duration.ofMillis(100));
             }
         }
     }
