@@ -166,6 +166,23 @@ class ThreeBrokerIT {
         }
         assertTrue(leaders.size() >= 2, "leadership is spread: " + infos);
 
+        // The group's coordinator leads only some partitions: commits and reads go through each leader.
+        Properties groupProps = new Properties();
+        groupProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        groupProps.put(ConsumerConfig.GROUP_ID_CONFIG, "three-broker-group");
+        groupProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        groupProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commits = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            commits.put(new TopicPartition(TOPIC, p), new org.apache.kafka.clients.consumer.OffsetAndMetadata(
+                    100L + p, "m" + p));
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(groupProps)) {
+            consumer.assign(commits.keySet());
+            consumer.commitSync(commits, Duration.ofSeconds(60));
+            assertEquals(commits, consumer.committed(commits.keySet(), Duration.ofSeconds(60)));
+        }
+
         Broker stopped = brokers.remove(2);
         stopped.close();
         acknowledged.addAll(produce(30_000, 10_000));
