@@ -45,6 +45,7 @@ class ThreeBrokerIT {
     @TempDir
     Path dir;
     private final List<Broker> brokers = new ArrayList<>();
+    private final List<BrokerConfig> configs = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -66,7 +67,9 @@ class ThreeBrokerIT {
             settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
             settings.put("num.partitions", Integer.toString(PARTITIONS));
             settings.put("default.replication.factor", "3");
+            settings.put("leader.imbalance.check.interval.seconds", "1");
             BrokerConfig config = BrokerConfig.fromMap(settings);
+            configs.add(config);
             // A broker's start-up waits for a metadata majority, so all three start together.
             starting.add(CompletableFuture.supplyAsync(() -> {
                 try {
@@ -192,5 +195,29 @@ class ThreeBrokerIT {
             assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " read exactly once");
         }
         assertEquals(acknowledged.size(), seen.size(), "nothing unacknowledged or duplicated appeared");
+
+        // The stopped broker comes back, rejoins its groups and catches up; balancing hands every partition
+        // back to its preferred leader, so no broker leads more than ceil(partitions / brokers) + 1 partitions.
+        brokers.add(Broker.start(configs.get(2)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        Map<Integer, Integer> leadCounts = new HashMap<>();
+        boolean preferred = false;
+        while (!preferred && System.nanoTime() < deadline) {
+            leadCounts.clear();
+            preferred = true;
+            for (PartitionInfo info : partitionsFor()) {
+                int leader = info.leader() == null ? -1 : info.leader().id();
+                leadCounts.merge(leader, 1, Integer::sum);
+                preferred &= leader == info.replicas()[0].id();
+            }
+            if (!preferred) {
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+        assertTrue(preferred, "every partition is led by its preferred replica after balancing: " + leadCounts);
+        int bound = (int) Math.ceil(PARTITIONS / 3.0) + 1;
+        for (int count : leadCounts.values()) {
+            assertTrue(count <= bound, "no broker leads more than " + bound + " partitions: " + leadCounts);
+        }
     }
 }

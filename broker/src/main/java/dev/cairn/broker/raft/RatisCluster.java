@@ -86,6 +86,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, Map<String, Long>> lastCaughtUpMs = new ConcurrentHashMap<>();
     private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
     private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
+    private final Set<UUID> transfersInFlight = ConcurrentHashMap.newKeySet();
     /** Raft clients for partition groups this broker reaches without leading them (commits, offset reads). */
     private final Map<UUID, RaftClient> groupClients = new ConcurrentHashMap<>();
     private final org.apache.ratis.conf.RaftProperties clientProperties;
@@ -462,6 +463,35 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             }
         }
         return isr;
+    }
+
+    /**
+     * Preferred-leader balancing: for each partition this broker leads although another replica is its
+     * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
+     * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
+     */
+    public void balanceLeadership(long transferTimeoutMs) {
+        MetadataImage image = metadata.image();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)) {
+                continue;
+            }
+            int preferred = topic.get().replicas().get(entry.partition()).get(0);
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            Optional<PartitionState> state = image.partitionState(tp);
+            if (preferred == nodeId || state.isEmpty() || state.get().leaderId() != nodeId
+                    || !state.get().isr().contains(preferred) || !transfersInFlight.add(entry.groupId())) {
+                continue;
+            }
+            host.transferLeadership(groupId, Integer.toString(preferred), transferTimeoutMs).thenAccept(done -> {
+                transfersInFlight.remove(entry.groupId());
+                if (done) {
+                    LOG.info("{}: leadership handed to its preferred replica {}", tp, preferred);
+                }
+            });
+        }
     }
 
     /**
