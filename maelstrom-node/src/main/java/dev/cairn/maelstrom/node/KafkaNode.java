@@ -67,6 +67,10 @@ public final class KafkaNode {
     static final int REPLY_THREADS = 2;
     static final int REPLY_QUEUE_MAX = 100_000;
 
+    /** How long init_ok waits for the groups' first leaders; Maelstrom wants init_ok within 10 s of init. */
+    static final long INIT_LEADER_WAIT_MS = 4_000;
+    static final long INIT_LEADER_POLL_MS = 20;
+
     static final int ERROR_TEMPORARILY_UNAVAILABLE = 11;
     static final int ERROR_MALFORMED_REQUEST = 12;
     static final int ERROR_CRASH = 13;
@@ -174,11 +178,29 @@ public final class KafkaNode {
             router = new WriteRouter(g, io, System::nanoTime);
             LOG.info("{} initialised: {} partitions over {}, Raft storage {}", nodeId, config.partitions(), nodeIds,
                     storage);
-            io.reply(src, body, MAPPER.createObjectNode().put("type", "init_ok"));
+            replyInitOkOnceLeadersKnown(src, body, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                    INIT_LEADER_WAIT_MS));
         } catch (IOException | RuntimeException e) {
             LOG.error("init failed", e);
             io.reply(src, body, error(ERROR_CRASH, "init failed: " + e));
         }
+    }
+
+    /**
+     * Answers init once every partition group has elected a leader, or at {@code deadlineNs}: client requests
+     * would otherwise spend the first election timeout waiting. Requests arriving meanwhile are served already.
+     */
+    private void replyInitOkOnceLeadersKnown(String src, ObjectNode body, long deadlineNs) {
+        boolean allKnown = true;
+        for (int p = 0; p < config.partitions() && allKnown; p++) {
+            allKnown = groups.info(p) != null && groups.info(p).getLeaderId() != null;
+        }
+        if (allKnown || System.nanoTime() >= deadlineNs) {
+            io.reply(src, body, MAPPER.createObjectNode().put("type", "init_ok"));
+            return;
+        }
+        io.timer().schedule(() -> replyInitOkOnceLeadersKnown(src, body, deadlineNs), INIT_LEADER_POLL_MS,
+                TimeUnit.MILLISECONDS);
     }
 
     static ObjectNode error(int code, String text) {

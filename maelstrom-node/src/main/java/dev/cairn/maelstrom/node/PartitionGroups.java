@@ -57,6 +57,9 @@ public final class PartitionGroups implements Closeable {
     /** Raft log segments of the in-memory log and the partition log's segments: small, tests are short. */
     static final int PARTITION_SEGMENT_BYTES = 64 << 20;
     static final int PARTITION_SEGMENT_INDEX_BYTES = 1 << 20;
+    /** The first election timeout after start-up (later ones use {@link NodeConfig#electionTimeoutMinMs()}). */
+    static final long FIRST_ELECTION_TIMEOUT_MIN_MS = 200;
+    static final long FIRST_ELECTION_TIMEOUT_MAX_MS = 500;
     /** Raft log segment files per group: small, a Maelstrom run writes a few MB at most. */
     static final int RAFT_SEGMENT_BYTES = 8 << 20;
     static final int RAFT_PREALLOCATED_BYTES = 1 << 20;
@@ -111,6 +114,9 @@ public final class PartitionGroups implements Closeable {
         RaftServerConfigKeys.setStorageDir(properties, List.of(storageDir));
         RaftServerConfigKeys.Rpc.setTimeoutMin(properties, ms(config.electionTimeoutMinMs()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, ms(config.electionTimeoutMaxMs()));
+        // The first election after start-up need not wait out a whole timeout: no leader can exist yet.
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, ms(FIRST_ELECTION_TIMEOUT_MIN_MS));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, ms(FIRST_ELECTION_TIMEOUT_MAX_MS));
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, ms(config.raftRequestTimeoutMs()));
         // Ratis's in-memory Raft log never signals its leader that an entry is "flushed", so a single-node group
         // would never commit: keep the segmented log, in the node's temporary directory, with fsyncs off the
