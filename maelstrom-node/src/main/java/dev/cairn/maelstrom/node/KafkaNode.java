@@ -83,11 +83,16 @@ public final class KafkaNode {
     private final MaelstromTransport transport;
     private volatile PartitionGroups groups;
     private volatile WriteRouter router;
+    private final PollReader[] readers;
 
     KafkaNode(NodeConfig config) {
         this.config = config;
         this.io = new MaelstromIo(pool("replies", REPLY_THREADS, REPLY_QUEUE_MAX));
         this.transport = new MaelstromTransport(io, raftPool, config.raftRequestTimeoutMs());
+        this.readers = new PollReader[config.partitions()];
+        for (int p = 0; p < readers.length; p++) {
+            readers[p] = new PollReader();
+        }
     }
 
     private static ExecutorService pool(String name, int threads, int queueMax) {
@@ -262,7 +267,8 @@ public final class KafkaNode {
             if (partition == null) {
                 continue;
             }
-            List<PollReader.Message> messages = PollReader.read(partition, entry.getKey(), entry.getValue().asLong());
+            List<PollReader.Message> messages = readers[partitionOf(entry.getKey())].read(partition, entry.getKey(),
+                    entry.getValue().asLong());
             if (messages.isEmpty()) {
                 continue;
             }
