@@ -52,6 +52,8 @@ class KafkaNodeIT {
     private static void assertValidAndSendsWork(HarnessResult result) {
         assertTrue(result.valid(), () -> Report.format(result));
         assertEquals(0, result.exitCode());
+        assertTrue(result.check().unseenCounts().isEmpty(), () -> "acknowledged sends never polled: "
+                + result.check().unseenCounts());
         long[] sends = result.stats().byFn().get(OpFn.SEND);
         assertTrue(sends[1] > 0, () -> "no send succeeded: " + Report.format(result));
     }
