@@ -45,6 +45,17 @@ class BrokerConfigTest {
     }
 
     @Test
+    void sampleConfigDocumentsEveryKeyAndStartsTheDefaults() throws java.io.IOException {
+        String sample = java.nio.file.Files.readString(Path.of("..", "config", "broker.properties"));
+        for (ConfigKey<?> key : BrokerConfig.KEYS) {
+            assertTrue(sample.contains("#" + key.name() + "="), "config/broker.properties documents " + key.name());
+        }
+        java.util.Properties properties = new java.util.Properties();
+        properties.load(new java.io.StringReader(sample));
+        assertTrue(properties.isEmpty(), "every line is commented out, so the file starts the defaults");
+    }
+
+    @Test
     void badValuesAreNamed() {
         ConfigException range = assertThrows(ConfigException.class,
                 () -> BrokerConfig.fromMap(Map.of("num.partitions", "0")));
