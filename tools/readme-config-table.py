@@ -23,7 +23,8 @@ for match in re.finditer(pattern, source, re.S):
     default = rest.split(',')[0].strip().strip('"').replace('_', '')
     default = PRETTY.get(default, default.rstrip('L'))
     rows.append(f"| `{name}` | `{default or '(empty)'}` | {doc} |")
-    properties.append(f"# {doc}\n#{name}={default}\n")
+    bare = default.replace(' (never)', '')
+    properties.append(f"# {doc}\n#{name}={bare}\n")
 
 readme = open('README.md', encoding='utf-8').read()
 start = readme.index('| key | default | meaning |')

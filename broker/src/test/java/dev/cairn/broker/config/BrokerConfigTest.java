@@ -53,6 +53,15 @@ class BrokerConfigTest {
         java.util.Properties properties = new java.util.Properties();
         properties.load(new java.io.StringReader(sample));
         assertTrue(properties.isEmpty(), "every line is commented out, so the file starts the defaults");
+        // Uncommented as they stand, the documented defaults are valid and are the defaults.
+        java.util.Map<String, String> uncommented = new java.util.HashMap<>();
+        for (String line : sample.split("\n")) {
+            if (line.matches("#[a-z][a-z.]*=.*")) {
+                uncommented.put(line.substring(1, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+            }
+        }
+        assertEquals(BrokerConfig.KEYS.size(), uncommented.size());
+        assertEquals(BrokerConfig.defaults(), BrokerConfig.fromMap(uncommented));
     }
 
     @Test
