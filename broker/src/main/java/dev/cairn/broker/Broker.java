@@ -141,6 +141,8 @@ public final class Broker implements Closeable {
             register(cluster, config, server.port());
             timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+            timer.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
+                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             if (config.autoLeaderRebalanceEnable()) {
                 long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
                 timer.scheduleWithFixedDelay(() -> cluster.balanceLeadership(LEADERSHIP_TRANSFER_TIMEOUT_MS),
@@ -172,7 +174,7 @@ public final class Broker implements Closeable {
         GroupConfig groupConfig = new GroupConfig(config.groupMinSessionTimeoutMs(),
                 config.groupMaxSessionTimeoutMs(), config.groupInitialRebalanceDelayMs(), config.groupMaxSize());
         return new GroupCoordinator(groupConfig, () -> UUID.randomUUID().toString(),
-                groupId -> isCoordinator(groupId, cluster.image().brokers(), config.nodeId()));
+                groupId -> isCoordinator(groupId, cluster.image().liveBrokers(), config.nodeId()));
     }
 
     /** Whether {@code nodeId} coordinates {@code groupId}: the broker FindCoordinator names for it. */

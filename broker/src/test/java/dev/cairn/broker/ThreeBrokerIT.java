@@ -73,6 +73,8 @@ class ThreeBrokerIT {
             settings.put("num.partitions", Integer.toString(PARTITIONS));
             settings.put("default.replication.factor", "3");
             settings.put("leader.imbalance.check.interval.seconds", "1");
+            settings.put("broker.session.timeout.ms", "3000");
+            settings.put("group.initial.rebalance.delay.ms", "0");
             BrokerConfig config = BrokerConfig.fromMap(settings);
             configs.add(config);
             // A broker's start-up waits for a metadata majority, so all three start together.
@@ -272,6 +274,64 @@ class ThreeBrokerIT {
             long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                     .get(30, TimeUnit.SECONDS).values().stream().mapToLong(OffsetAndMetadata::offset).sum();
             assertEquals(records, committed, "every partition's commit reached its leader");
+        }
+    }
+
+    @Test
+    void aGroupCarriesOnFromItsCommittedOffsetsWhenItsCoordinatorStops() throws Exception {
+        startCluster();
+        produce(0, 6_000);
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "failover-group");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Set<Long> processed = new HashSet<>();
+        boolean coordinatorStopped = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            consumer.subscribe(List.of(TOPIC));
+            while (processed.size() < 6_000 && System.nanoTime() < deadline) {
+                var records = consumer.poll(Duration.ofMillis(500));
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    processed.add(ByteBuffer.wrap(record.value()).getLong());
+                }
+                if (!records.isEmpty()) {
+                    try {
+                        consumer.commitSync(Duration.ofSeconds(30));
+                    } catch (org.apache.kafka.common.KafkaException e) {
+                        // A commit racing the coordinator's death or a rebalance is retried by the next one.
+                        continue;
+                    }
+                }
+                if (!coordinatorStopped && processed.size() >= 2_000) {
+                    int coordinator = coordinatorOf("failover-group");
+                    Broker victim = brokers.stream().filter(b -> b.config().nodeId() == coordinator).findFirst()
+                            .orElseThrow();
+                    brokers.remove(victim);
+                    victim.close();
+                    coordinatorStopped = true;
+                }
+            }
+            assertTrue(coordinatorStopped, "the coordinator was stopped mid-consumption");
+            assertEquals(6_000, processed.size(), "the group consumed every record after its coordinator stopped");
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+            var committed = consumer.committed(consumer.assignment(), Duration.ofSeconds(30));
+            for (var end : ends.entrySet()) {
+                assertEquals(end.getValue(), committed.get(end.getKey()).offset(), "committed to the end");
+            }
+        }
+    }
+
+    private int coordinatorOf(String group) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrap());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+            return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(30, TimeUnit.SECONDS).coordinator().id();
         }
     }
 }

@@ -55,7 +55,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
         if (keyType != KEY_TYPE_GROUP) {
             return answer(ErrorCode.INVALID_REQUEST, "unknown coordinator key type " + keyType, null);
         }
-        BrokerInfo coordinator = coordinatorFor(body.get(FindCoordinatorRequest.KEY), metadata.image().brokers());
+        BrokerInfo coordinator = coordinatorFor(body.get(FindCoordinatorRequest.KEY), metadata.image().liveBrokers());
         if (coordinator == null) {
             // No broker has registered yet (start-up): retriable, the client asks again.
             return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no broker is registered yet", null);

@@ -134,7 +134,7 @@ public final class OffsetFetchHandler implements RequestHandler {
         if (groupId == null || groupId.isEmpty()) {
             return ErrorCode.INVALID_GROUP_ID;
         }
-        BrokerInfo coordinator = FindCoordinatorHandler.coordinatorFor(groupId, image.brokers());
+        BrokerInfo coordinator = FindCoordinatorHandler.coordinatorFor(groupId, image.liveBrokers());
         if (coordinator == null || coordinator.nodeId() != metadata.localNodeId()) {
             return ErrorCode.NOT_COORDINATOR;
         }

@@ -43,14 +43,21 @@ public final class ClusterMetadata {
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
         Map<TopicPartition, PartitionState> states = new java.util.HashMap<>(current.partitionStates());
+        java.util.Set<Integer> dead = new java.util.TreeSet<>(current.deadBrokers());
         MetadataResult result;
         if (command instanceof RegisterBroker r) {
             brokers.put(r.broker().nodeId(), r.broker());
+            dead.remove(r.broker().nodeId());
+            result = MetadataResult.OK;
+        } else if (command instanceof MetadataCommand.UpdateDeadBrokers u) {
+            dead.clear();
+            dead.addAll(u.deadBrokers());
+            dead.retainAll(brokers.keySet());
             result = MetadataResult.OK;
         } else if (command instanceof CreateTopic c) {
             Optional<MetadataResult> rejection = checkCreate(c.topic(), current);
             if (rejection.isPresent()) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
                 return rejection.get();
             }
             topics.put(c.topic().name(), c.topic());
@@ -61,7 +68,7 @@ public final class ClusterMetadata {
             PartitionState known = tp == null ? null : states.get(tp);
             if (tp == null || u.partition() >= topic.get().partitionCount()
                     || (known != null && known.leaderEpoch() > u.state().leaderEpoch())) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
                 return new MetadataResult.Rejected(ErrorCode.FENCED_LEADER_EPOCH, "stale or unknown partition state");
             }
             states.put(tp, u.state());
@@ -74,7 +81,7 @@ public final class ClusterMetadata {
                 }
             }
             if (topics.remove(d.name()) == null) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
                 return new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                         "topic " + d.name() + " does not exist");
             }
@@ -85,7 +92,7 @@ public final class ClusterMetadata {
         } else {
             throw new IllegalArgumentException("unknown metadata command " + command);
         }
-        publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), command);
+        publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), command);
         return result;
     }
 

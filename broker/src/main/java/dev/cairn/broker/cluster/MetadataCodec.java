@@ -29,6 +29,7 @@ public final class MetadataCodec {
     private static final byte DELETE_TOPIC = 3;
     private static final byte ALLOCATE_PRODUCER_IDS = 4;
     private static final byte UPDATE_PARTITION_STATE = 5;
+    private static final byte UPDATE_DEAD_BROKERS = 6;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -52,6 +53,9 @@ public final class MetadataCodec {
             } else if (command instanceof AllocateProducerIds a) {
                 out.writeByte(ALLOCATE_PRODUCER_IDS);
                 out.writeInt(a.nodeId());
+            } else if (command instanceof MetadataCommand.UpdateDeadBrokers u) {
+                out.writeByte(UPDATE_DEAD_BROKERS);
+                writeIntSet(out, u.deadBrokers());
             } else if (command instanceof MetadataCommand.UpdatePartitionState u) {
                 out.writeByte(UPDATE_PARTITION_STATE);
                 out.writeLong(u.topicId().getMostSignificantBits());
@@ -72,6 +76,7 @@ public final class MetadataCodec {
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
+                case UPDATE_DEAD_BROKERS -> new MetadataCommand.UpdateDeadBrokers(readIntSet(in));
                 case UPDATE_PARTITION_STATE -> new MetadataCommand.UpdatePartitionState(
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
                 default -> throw new IOException("unknown metadata command type " + type);
@@ -127,6 +132,7 @@ public final class MetadataCodec {
                 out.writeInt(e.getKey().partition());
                 writeState(out, e.getValue());
             }
+            writeIntSet(out, image.deadBrokers());
         });
     }
 
@@ -152,7 +158,8 @@ public final class MetadataCodec {
                 TopicPartition tp = new TopicPartition(in.readUTF(), in.readInt());
                 states.put(tp, readState(in));
             }
-            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states);
+            java.util.Set<Integer> dead = readIntSet(in);
+            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead);
         });
     }
 
@@ -161,6 +168,22 @@ public final class MetadataCodec {
         entries.sort(Map.Entry.comparingByKey(
                 java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition)));
         return entries;
+    }
+
+    private static void writeIntSet(DataOutputStream out, java.util.Set<Integer> values) throws IOException {
+        out.writeInt(values.size());
+        for (int value : new java.util.TreeSet<>(values)) {
+            out.writeInt(value);
+        }
+    }
+
+    private static java.util.Set<Integer> readIntSet(DataInputStream in) throws IOException {
+        int count = readCount(in);
+        java.util.Set<Integer> values = new java.util.TreeSet<>();
+        for (int i = 0; i < count; i++) {
+            values.add(in.readInt());
+        }
+        return values;
     }
 
     private static void writeState(DataOutputStream out, PartitionState state) throws IOException {

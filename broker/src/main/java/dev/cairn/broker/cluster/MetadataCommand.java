@@ -22,6 +22,16 @@ public sealed interface MetadataCommand {
             implements MetadataCommand {
     }
 
+    /**
+     * The metadata leader's view of which registered brokers are dead (not heard from within the broker session
+     * timeout). A broker's own registration marks it alive again.
+     */
+    record UpdateDeadBrokers(java.util.Set<Integer> deadBrokers) implements MetadataCommand {
+        public UpdateDeadBrokers {
+            deadBrokers = java.util.Set.copyOf(deadBrokers);
+        }
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

@@ -11,14 +11,30 @@ import java.util.UUID;
  * without locks; the metadata state machine publishes a new one after each change.
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
-        SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates) {
+        SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
+        java.util.Set<Integer> deadBrokers) {
 
-    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of());
+    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
+            java.util.Set.of());
 
     public MetadataImage {
         brokers = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(topics));
         partitionStates = Map.copyOf(partitionStates);
+        deadBrokers = java.util.Set.copyOf(deadBrokers);
+    }
+
+    /**
+     * Registered brokers the metadata leader currently hears from: group coordinators are chosen among these, so
+     * a dead broker's groups move to a live one.
+     */
+    public SortedMap<Integer, BrokerInfo> liveBrokers() {
+        if (deadBrokers.isEmpty()) {
+            return brokers;
+        }
+        SortedMap<Integer, BrokerInfo> live = new TreeMap<>(brokers);
+        live.keySet().removeAll(deadBrokers);
+        return java.util.Collections.unmodifiableSortedMap(live);
     }
 
     /** The last published state of a partition's leadership, if any. */
@@ -40,8 +56,8 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     }
 
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
-            long newNextProducerId, Map<TopicPartition, PartitionState> newStates) {
+            long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates);
+                newStates, newDead);
     }
 }

@@ -466,6 +466,36 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /**
+     * On the metadata group's leader: publishes which registered brokers are dead, those it has not heard from
+     * (their last Raft response) within {@code brokerSessionTimeoutMs}. The leader itself is alive. Group
+     * coordinators are chosen among the live brokers, so a dead broker's groups move elsewhere.
+     */
+    public void publishBrokerLiveness(long brokerSessionTimeoutMs) {
+        Optional<ReplicationStatus> status = host.replicationStatus(METADATA_GROUP);
+        if (status.isEmpty() || !statePublishesInFlight.add(METADATA_GROUP.getUuid())) {
+            return;
+        }
+        MetadataImage image = metadata.image();
+        Set<Integer> dead = new java.util.TreeSet<>();
+        for (int broker : image.brokers().keySet()) {
+            if (broker == nodeId) {
+                continue;
+            }
+            ReplicationStatus.Follower follower = status.get().followers().get(Integer.toString(broker));
+            if (follower == null || follower.lastResponseElapsedMs() > brokerSessionTimeoutMs) {
+                dead.add(broker);
+            }
+        }
+        if (dead.equals(image.deadBrokers())) {
+            statePublishesInFlight.remove(METADATA_GROUP.getUuid());
+            return;
+        }
+        LOG.info("brokers not heard from within {} ms: {}", brokerSessionTimeoutMs, dead);
+        submit(new MetadataCommand.UpdateDeadBrokers(dead))
+                .whenComplete((result, error) -> statePublishesInFlight.remove(METADATA_GROUP.getUuid()));
+    }
+
+    /**
      * Preferred-leader balancing: for each partition this broker leads although another replica is its
      * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
      * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
