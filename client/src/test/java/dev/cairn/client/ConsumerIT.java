@@ -1,0 +1,140 @@
+package dev.cairn.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.BrokerFixture;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Cairn's consumer against an in-process Cairn broker: what the Kafka Java producer writes (every codec, headers)
+ * it reads back exactly, and a large run of Cairn-produced records comes back exactly once and in order.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ConsumerIT {
+    private static final int PARTITIONS = 3;
+    /** The longest a test waits for records to arrive. */
+    private static final long READ_TIMEOUT_MS = 120_000;
+    @TempDir
+    static Path dataDir;
+    private static BrokerFixture broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = BrokerFixture.start(dataDir, Map.of("num.partitions", Integer.toString(PARTITIONS)));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        broker.close();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static CairnConsumer consumer() {
+        return CairnConsumer.create(ConsumerConfig.builder().bootstrapServers(broker.bootstrap())
+                .clientId("consumer-it").build());
+    }
+
+    /** Polls from offset 0 of every partition until {@code expected} records arrived, plus one more poll. */
+    private static List<ConsumerRecord> readAll(String topic, int partitions, int expected) {
+        List<ConsumerRecord> records = new ArrayList<>();
+        try (CairnConsumer consumer = consumer()) {
+            List<TopicPartition> assignment = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                assignment.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(assignment);
+            assignment.forEach(tp -> consumer.seek(tp, 0));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MS);
+            while (records.size() < expected && System.nanoTime() < deadline) {
+                records.addAll(consumer.poll(Duration.ofMillis(200)));
+            }
+            records.addAll(consumer.poll(Duration.ofMillis(200)));
+        }
+        assertEquals(expected, records.size(), "records read");
+        return records;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
+    void readsWhatTheKafkaProducerWrote(String compression) throws Exception {
+        String topic = "from-kafka-" + compression;
+        int count = 3_000;
+        long baseTimestamp = System.currentTimeMillis() - 10_000;
+        try (KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(broker.bootstrap(),
+                Map.of("compression.type", compression, "linger.ms", 5))) {
+            for (int i = 0; i < count; i++) {
+                var record = new org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>(topic, 0, baseTimestamp + i,
+                        i % 7 == 0 ? null : utf8("key-" + i), utf8("value-" + i));
+                record.headers().add("h", utf8("hv-" + i));
+                producer.send(record);
+            }
+            producer.flush();
+        }
+        List<ConsumerRecord> records = readAll(topic, 1, count);
+        for (int i = 0; i < count; i++) {
+            ConsumerRecord record = records.get(i);
+            assertEquals(i, record.offset());
+            assertEquals(baseTimestamp + i, record.timestampMs());
+            assertArrayEquals(i % 7 == 0 ? null : utf8("key-" + i), record.key());
+            assertEquals("value-" + i, text(record.value()));
+            assertEquals(List.of(new Header("h", utf8("hv-" + i))), record.headers());
+        }
+    }
+
+    @Test
+    void largeRunComesBackExactlyOnceInOrder() throws Exception {
+        String topic = "large-run";
+        int count = 100_000;
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(count);
+        try (CairnProducer producer = CairnProducer.create(ProducerConfig.builder()
+                .bootstrapServers(broker.bootstrap()).build())) {
+            for (int i = 0; i < count; i++) {
+                futures.add(producer.send(new ProducerRecord(topic, utf8("key-" + i), utf8("value-" + i))));
+            }
+            producer.flush(Duration.ofSeconds(120));
+        }
+        for (CompletableFuture<RecordMetadata> future : futures) {
+            assertTrue(future.get(1, TimeUnit.SECONDS).offset() >= 0);
+        }
+        List<ConsumerRecord> records = readAll(topic, PARTITIONS, count);
+        long[] nextOffset = new long[PARTITIONS];
+        int[] lastIndex = {-1, -1, -1};
+        boolean[] seen = new boolean[count];
+        for (ConsumerRecord record : records) {
+            assertEquals(nextOffset[record.partition()]++, record.offset(), "dense offsets");
+            int i = Integer.parseInt(text(record.value()).substring("value-".length()));
+            assertTrue(i > lastIndex[record.partition()], "per-partition order");
+            lastIndex[record.partition()] = i;
+            assertEquals("key-" + i, text(record.key()));
+            assertTrue(!seen[i], "no duplicates");
+            seen[i] = true;
+            RecordMetadata acked = futures.get(i).get();
+            assertEquals(acked.partition(), record.partition());
+            assertEquals(acked.offset(), record.offset());
+        }
+    }
+}
