@@ -2,10 +2,17 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.CreateTopicsHandler;
+import dev.cairn.broker.api.DeleteTopicsHandler;
+import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
+import dev.cairn.broker.api.FindCoordinatorHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
+import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
+import dev.cairn.broker.api.OffsetCommitHandler;
+import dev.cairn.broker.api.OffsetFetchHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.api.TopicCreator;
@@ -53,6 +60,8 @@ public final class Broker implements Closeable {
     /** How long start-up waits for the metadata group to accept this broker's registration. */
     public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
     private static final long REGISTRATION_RETRY_MS = 200;
+    /** How often partition leaders check their in-sync replicas and publish changes. */
+    private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
 
@@ -113,6 +122,8 @@ public final class Broker implements Closeable {
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
             register(cluster, config, server.port());
+            timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
+                    config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             long interval = config.logRetentionCheckIntervalMs();
             timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
@@ -137,12 +148,21 @@ public final class Broker implements Closeable {
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
                 .withMessageBytesMax(config.messageMaxBytes());
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
-        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler());
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, System::currentTimeMillis));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
+        handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
+                System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
+        // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
+        handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
     }
 

@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.Leadership;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicNames;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -66,7 +68,7 @@ public final class MetadataHandler implements RequestHandler {
         for (String name : names) {
             TopicInfo topic = image.topics().get(name);
             if (topic != null) {
-                topics.add(describe(topic));
+                topics.add(describe(image, topic));
             } else {
                 topics.add(topicError(name, onUnknownTopic(name, allowAutoCreate)));
             }
@@ -74,7 +76,7 @@ public final class MetadataHandler implements RequestHandler {
         return CompletableFuture.completedFuture(new Struct(MetadataResponse.SCHEMA)
                 .set(MetadataResponse.BROKERS, brokers(image))
                 .set(MetadataResponse.CLUSTER_ID, clusterId)
-                .set(MetadataResponse.CONTROLLER_ID, controllerId())
+                .set(MetadataResponse.CONTROLLER_ID, controllerIdOrSelf(metadata))
                 .set(MetadataResponse.TOPICS, topics));
     }
 
@@ -93,8 +95,11 @@ public final class MetadataHandler implements RequestHandler {
         return ErrorCode.LEADER_NOT_AVAILABLE;
     }
 
-    /** A live broker's id: the metadata leader, or this broker while no leader is known. */
-    private int controllerId() {
+    /**
+     * The controller clients are told about: the metadata leader, or this broker while no leader is known (a
+     * live broker's id, so that Admin keeps sending to a node that answers, NOT_CONTROLLER if need be).
+     */
+    static int controllerIdOrSelf(MetadataService metadata) {
         int controller = metadata.controllerId();
         return controller >= 0 ? controller : metadata.localNodeId();
     }
@@ -111,23 +116,24 @@ public final class MetadataHandler implements RequestHandler {
         return brokers;
     }
 
-    private Struct describe(TopicInfo topic) {
+    private Struct describe(MetadataImage image, TopicInfo topic) {
         List<Struct> partitionStructs = new ArrayList<>();
         for (int p = 0; p < topic.partitionCount(); p++) {
             List<Integer> replicas = topic.replicas().get(p);
-            Leadership leadership = partitions.leadership(new TopicPartition(topic.name(), p));
-            // Leadership is known only where a replica lives; elsewhere the preferred replica is the best answer
-            // until cluster-wide leader hints exist, and a client that guesses wrong is told NOT_LEADER.
-            int leader = leadership.leaderId() >= 0 ? leadership.leaderId() : -1;
+            TopicPartition tp = new TopicPartition(topic.name(), p);
+            // A replica's own Raft view is the freshest; elsewhere the leader's published state answers.
+            Leadership local = partitions.leadership(tp);
+            Optional<PartitionState> published = image.partitionState(tp);
+            int leader = local.leaderId() >= 0 ? local.leaderId() : published.map(PartitionState::leaderId).orElse(-1);
+            List<Integer> isr = published.filter(state -> state.leaderId() == leader).map(PartitionState::isr)
+                    .orElse(leader >= 0 ? List.of(leader) : List.of());
             partitionStructs.add(new Struct(MetadataResponsePartition.SCHEMA)
                     .set(MetadataResponsePartition.ERROR_CODE,
                             (leader >= 0 ? ErrorCode.NONE : ErrorCode.LEADER_NOT_AVAILABLE).code())
                     .set(MetadataResponsePartition.PARTITION_INDEX, p)
                     .set(MetadataResponsePartition.LEADER_ID, leader)
                     .set(MetadataResponsePartition.REPLICA_NODES, replicas)
-                    // In-sync replicas: every replica. True for one broker; the cluster work replaces this with
-                    // the replicas whose Raft match index is caught up with the leader.
-                    .set(MetadataResponsePartition.ISR_NODES, replicas));
+                    .set(MetadataResponsePartition.ISR_NODES, isr));
         }
         return new Struct(MetadataResponseTopic.SCHEMA)
                 .set(MetadataResponseTopic.ERROR_CODE, ErrorCode.NONE.code())

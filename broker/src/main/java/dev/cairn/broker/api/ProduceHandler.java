@@ -103,7 +103,9 @@ public final class ProduceHandler implements RequestHandler {
             }
             ErrorCode code = result instanceof Result.Rejected rejected ? rejected.error()
                     : ErrorCode.UNKNOWN_SERVER_ERROR;
-            return error(tp.partition(), code);
+            // The Java client acts on UNKNOWN_PRODUCER_ID only when it learns the log start offset.
+            long logStartOffset = partitions.leaderReplica(tp).map(p -> p.logStartOffset()).orElse(-1L);
+            return error(tp.partition(), code).set(PartitionProduceResponse.LOG_START_OFFSET, logStartOffset);
         });
     }
 

@@ -42,6 +42,15 @@ public final class TopicCreator {
                 ReplicaAssigner.assign(brokers, partitions, replicationFactor, name.hashCode()), configs);
     }
 
+    /** Proposes a topic whose replica assignment the client chose (CreateTopics with explicit assignments). */
+    public CompletableFuture<MetadataResult> create(TopicInfo planned) {
+        return metadata.submit(new MetadataCommand.CreateTopic(planned));
+    }
+
+    public TopicInfo planAssigned(String name, List<List<Integer>> replicas, Map<String, String> configs) {
+        return new TopicInfo(name, topicIds.get(), replicas, configs);
+    }
+
     public CompletableFuture<MetadataResult> create(String name, int partitions, int replicationFactor,
             Map<String, String> configs) {
         MetadataResult.Rejected unassignable = checkAssignable(replicationFactor);

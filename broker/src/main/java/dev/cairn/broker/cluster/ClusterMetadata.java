@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
 import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
 import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
 import dev.cairn.broker.cluster.MetadataCommand.RegisterBroker;
+import dev.cairn.broker.cluster.MetadataCommand.UpdatePartitionState;
 import dev.cairn.broker.config.Limits;
 import dev.cairn.protocol.ErrorCode;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class ClusterMetadata {
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
+        Map<TopicPartition, PartitionState> states = new java.util.HashMap<>(current.partitionStates());
         MetadataResult result;
         if (command instanceof RegisterBroker r) {
             brokers.put(r.broker().nodeId(), r.broker());
@@ -48,14 +50,31 @@ public final class ClusterMetadata {
         } else if (command instanceof CreateTopic c) {
             Optional<MetadataResult> rejection = checkCreate(c.topic(), current);
             if (rejection.isPresent()) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId), null);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
                 return rejection.get();
             }
             topics.put(c.topic().name(), c.topic());
             result = MetadataResult.OK;
+        } else if (command instanceof UpdatePartitionState u) {
+            Optional<TopicInfo> topic = current.topicById(u.topicId());
+            TopicPartition tp = topic.map(t -> new TopicPartition(t.name(), u.partition())).orElse(null);
+            PartitionState known = tp == null ? null : states.get(tp);
+            if (tp == null || u.partition() >= topic.get().partitionCount()
+                    || (known != null && known.leaderEpoch() > u.state().leaderEpoch())) {
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
+                return new MetadataResult.Rejected(ErrorCode.FENCED_LEADER_EPOCH, "stale or unknown partition state");
+            }
+            states.put(tp, u.state());
+            result = MetadataResult.OK;
         } else if (command instanceof DeleteTopic d) {
+            TopicInfo removed = topics.get(d.name());
+            if (removed != null) {
+                for (int p = 0; p < removed.partitionCount(); p++) {
+                    states.remove(new TopicPartition(d.name(), p));
+                }
+            }
             if (topics.remove(d.name()) == null) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId), null);
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), null);
                 return new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                         "topic " + d.name() + " does not exist");
             }
@@ -66,7 +85,7 @@ public final class ClusterMetadata {
         } else {
             throw new IllegalArgumentException("unknown metadata command " + command);
         }
-        publish(current, current.with(raftIndex, brokers, topics, nextProducerId), command);
+        publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states), command);
         return result;
     }
 

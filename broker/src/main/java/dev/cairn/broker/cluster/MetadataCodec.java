@@ -28,6 +28,7 @@ public final class MetadataCodec {
     private static final byte CREATE_TOPIC = 2;
     private static final byte DELETE_TOPIC = 3;
     private static final byte ALLOCATE_PRODUCER_IDS = 4;
+    private static final byte UPDATE_PARTITION_STATE = 5;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -51,6 +52,12 @@ public final class MetadataCodec {
             } else if (command instanceof AllocateProducerIds a) {
                 out.writeByte(ALLOCATE_PRODUCER_IDS);
                 out.writeInt(a.nodeId());
+            } else if (command instanceof MetadataCommand.UpdatePartitionState u) {
+                out.writeByte(UPDATE_PARTITION_STATE);
+                out.writeLong(u.topicId().getMostSignificantBits());
+                out.writeLong(u.topicId().getLeastSignificantBits());
+                out.writeInt(u.partition());
+                writeState(out, u.state());
             } else {
                 throw new IllegalArgumentException("unknown metadata command " + command);
             }
@@ -65,6 +72,8 @@ public final class MetadataCodec {
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
+                case UPDATE_PARTITION_STATE -> new MetadataCommand.UpdatePartitionState(
+                        new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
                 default -> throw new IOException("unknown metadata command type " + type);
             };
         });
@@ -112,6 +121,12 @@ public final class MetadataCodec {
             for (TopicInfo topic : image.topics().values()) {
                 writeTopic(out, topic);
             }
+            out.writeInt(image.partitionStates().size());
+            for (Map.Entry<TopicPartition, PartitionState> e : sortedStates(image)) {
+                out.writeUTF(e.getKey().topic());
+                out.writeInt(e.getKey().partition());
+                writeState(out, e.getValue());
+            }
         });
     }
 
@@ -131,8 +146,41 @@ public final class MetadataCodec {
                 TopicInfo topic = readTopic(in);
                 topics.put(topic.name(), topic);
             }
-            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId);
+            Map<TopicPartition, PartitionState> states = new java.util.HashMap<>();
+            int stateCount = readCount(in);
+            for (int i = 0; i < stateCount; i++) {
+                TopicPartition tp = new TopicPartition(in.readUTF(), in.readInt());
+                states.put(tp, readState(in));
+            }
+            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states);
         });
+    }
+
+    private static List<Map.Entry<TopicPartition, PartitionState>> sortedStates(MetadataImage image) {
+        List<Map.Entry<TopicPartition, PartitionState>> entries = new ArrayList<>(image.partitionStates().entrySet());
+        entries.sort(Map.Entry.comparingByKey(
+                java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition)));
+        return entries;
+    }
+
+    private static void writeState(DataOutputStream out, PartitionState state) throws IOException {
+        out.writeInt(state.leaderId());
+        out.writeInt(state.leaderEpoch());
+        out.writeInt(state.isr().size());
+        for (int replica : state.isr()) {
+            out.writeInt(replica);
+        }
+    }
+
+    private static PartitionState readState(DataInputStream in) throws IOException {
+        int leaderId = in.readInt();
+        int leaderEpoch = in.readInt();
+        int count = readCount(in);
+        List<Integer> isr = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            isr.add(in.readInt());
+        }
+        return new PartitionState(leaderId, leaderEpoch, isr);
     }
 
     private static void writeBroker(DataOutputStream out, BrokerInfo broker) throws IOException {

@@ -14,6 +14,14 @@ public sealed interface MetadataCommand {
     record DeleteTopic(String name) implements MetadataCommand {
     }
 
+    /**
+     * A partition leader announces itself and its in-sync replicas. Applied only while the topic id still
+     * names the topic, and only when the epoch is not older than the one already known.
+     */
+    record UpdatePartitionState(java.util.UUID topicId, int partition, PartitionState state)
+            implements MetadataCommand {
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

@@ -11,13 +11,19 @@ import java.util.UUID;
  * without locks; the metadata state machine publishes a new one after each change.
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
-        SortedMap<String, TopicInfo> topics, long nextProducerId) {
+        SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates) {
 
-    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0);
+    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of());
 
     public MetadataImage {
         brokers = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(topics));
+        partitionStates = Map.copyOf(partitionStates);
+    }
+
+    /** The last published state of a partition's leadership, if any. */
+    public Optional<PartitionState> partitionState(TopicPartition partition) {
+        return Optional.ofNullable(partitionStates.get(partition));
     }
 
     public Optional<TopicInfo> topic(String name) {
@@ -34,7 +40,8 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     }
 
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
-            long newNextProducerId) {
-        return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId);
+            long newNextProducerId, Map<TopicPartition, PartitionState> newStates) {
+        return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
+                newStates);
     }
 }

@@ -37,6 +37,7 @@ public record BrokerConfig(
         int messageMaxBytes,
         int socketRequestMaxBytes,
         int maxConnections,
+        long replicaLagTimeMaxMs,
         long messageTimestampBeforeMaxMs,
         long messageTimestampAfterMaxMs) {
 
@@ -78,6 +79,8 @@ public record BrokerConfig(
             104_857_600, 1024, Limits.REQUEST_BYTES_MAX, "Largest request frame; larger ones close the connection.");
     public static final ConfigKey<Integer> MAX_CONNECTIONS = intKey("max.connections", 10_000, 1,
             Limits.CONNECTIONS_MAX, "Open client connections; further ones are closed at once.");
+    public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS = longKey("replica.lag.time.max.ms", 30_000L, 100,
+            Long.MAX_VALUE, "A follower not caught up with its leader for this long leaves the in-sync replicas.");
     public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = longKey(
             "message.timestamp.before.max.ms", Long.MAX_VALUE, 0, Long.MAX_VALUE,
             "Reject batches whose timestamps lie further in the past (INVALID_TIMESTAMP).");
@@ -91,6 +94,7 @@ public record BrokerConfig(
             LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
+            REPLICA_LAG_TIME_MAX_MS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS);
 
     public BrokerConfig {
@@ -146,6 +150,7 @@ public record BrokerConfig(
                 MESSAGE_MAX_BYTES.parse(text.get(MESSAGE_MAX_BYTES.name())),
                 SOCKET_REQUEST_MAX_BYTES.parse(text.get(SOCKET_REQUEST_MAX_BYTES.name())),
                 MAX_CONNECTIONS.parse(text.get(MAX_CONNECTIONS.name())),
+                REPLICA_LAG_TIME_MAX_MS.parse(text.get(REPLICA_LAG_TIME_MAX_MS.name())),
                 MESSAGE_TIMESTAMP_BEFORE_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS.name())),
                 MESSAGE_TIMESTAMP_AFTER_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS.name())));
         config.validate();

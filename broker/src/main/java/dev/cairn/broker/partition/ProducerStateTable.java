@@ -20,7 +20,11 @@ import java.util.TreeMap;
  *   <li>A higher epoch must start at sequence 0, unless the producer is unknown here.</li>
  *   <li>The same epoch must continue at last sequence + 1 (wrapping from Integer.MAX_VALUE to 0), else
  *       {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, which the client retries while earlier batches are in flight.</li>
- *   <li>A producer with no state here (new, or forgotten) may start at any sequence.</li>
+ *   <li>A producer with no state here (new, or forgotten after retention) must start at sequence 0; any other
+ *       sequence gets {@code UNKNOWN_PRODUCER_ID}, to which the Java client answers by retrying in order or by
+ *       bumping its epoch. Kafka accepts any sequence here; Cairn does not, because after a leader change a
+ *       later in-flight batch can reach the new leader before the first one, and accepting it would leave the
+ *       first batch out of order forever.</li>
  * </ul>
  *
  * <p>Derived state: it is rebuilt deterministically by replaying the Raft log, and it is part of the
@@ -61,7 +65,11 @@ public final class ProducerStateTable {
     public SequenceCheck check(long producerId, short epoch, int firstSequence, int lastSequence) {
         ProducerEntry entry = producers.get(producerId);
         if (entry == null) {
-            return SequenceCheck.APPEND;
+            if (firstSequence == 0) {
+                return SequenceCheck.APPEND;
+            }
+            return new Reject(ErrorCode.UNKNOWN_PRODUCER_ID, "producer " + producerId + " has no state here and "
+                    + "sent sequence " + firstSequence + " instead of 0");
         }
         if (epoch < entry.epoch) {
             return new Reject(ErrorCode.INVALID_PRODUCER_EPOCH, "producer " + producerId + " epoch " + epoch

@@ -90,13 +90,41 @@ public final class RaftHost implements Closeable {
         return false;
     }
 
-    /** Leadership as this server sees it, or empty when it does not host the group. */
+    /**
+     * Leadership as this server sees it, or empty when it does not host the group or the group is still starting
+     * (Ratis throws IllegalStateException, "stateMachineUpdater is uninitialized", for a division just added).
+     */
     public Optional<GroupRole> role(RaftGroupId groupId) {
         try {
             DivisionInfo info = server.getDivision(groupId).getInfo();
             RaftPeerId leader = info.getLeaderId();
             return Optional.of(new GroupRole(info.isLeader() && info.isLeaderReady(),
                     leader == null ? null : leader.toString(), info.getCurrentTerm(), info.getLastAppliedIndex()));
+        } catch (IOException | IllegalStateException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The leader's view of its followers, or empty when this server does not lead the group. */
+    public Optional<ReplicationStatus> replicationStatus(RaftGroupId groupId) {
+        try {
+            RaftServer.Division division = server.getDivision(groupId);
+            var role = division.getInfo().getRoleInfoProto();
+            if (!role.hasLeaderInfo()) {
+                return Optional.empty();
+            }
+            java.util.Map<String, Long> commitIndexes = new java.util.HashMap<>();
+            for (var info : division.getCommitInfos()) {
+                commitIndexes.put(RaftPeerId.valueOf(info.getServer().getId()).toString(), info.getCommitIndex());
+            }
+            java.util.Map<String, ReplicationStatus.Follower> followers = new java.util.HashMap<>();
+            for (var follower : role.getLeaderInfo().getFollowerInfoList()) {
+                String id = RaftPeerId.valueOf(follower.getId().getId()).toString();
+                followers.put(id, new ReplicationStatus.Follower(commitIndexes.getOrDefault(id, -1L),
+                        follower.getLastRpcElapsedTimeMs()));
+            }
+            long leaderCommit = commitIndexes.getOrDefault(selfId.toString(), -1L);
+            return Optional.of(new ReplicationStatus(leaderCommit, followers));
         } catch (IOException e) {
             return Optional.empty();
         }

@@ -8,6 +8,7 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.PartitionGroups;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
@@ -32,6 +33,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +62,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    /** How long shutdown waits for a reconciliation in progress. */
+    private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
 
     private final int nodeId;
@@ -75,6 +79,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, PartitionStateMachine> partitions = new ConcurrentHashMap<>();
     private final Map<TopicPartition, UUID> groupsByPartition = new ConcurrentHashMap<>();
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
+    /** Per led group: when each follower was last caught up, and the leader's commit index at the last check. */
+    private final Map<UUID, Map<String, Long>> lastCaughtUpMs = new ConcurrentHashMap<>();
+    private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
+    private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
     private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cairn-reconciler");
         thread.setDaemon(true);
@@ -94,7 +102,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.offsets = offsets;
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
-        this.metadata = new ClusterMetadata(change -> reconciler.execute(() -> reconcile(change)));
+        this.metadata = new ClusterMetadata(this::onMetadataChange);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
@@ -140,6 +148,16 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     // ---------------------------------------------------------------- reconciliation
+
+    /** Runs on the metadata apply thread: hands the change to the reconciler, never throwing. */
+    private void onMetadataChange(MetadataChange change) {
+        try {
+            reconciler.execute(() -> reconcile(change));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("shutting down: metadata change at raft index {} not reconciled",
+                    change.current().appliedRaftIndex());
+        }
+    }
 
     /**
      * Brings local groups in line with one metadata change. Groups are removed only when a topic deletion is
@@ -314,6 +332,67 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /**
+     * Publishes, for every partition this broker leads, its leadership and in-sync replicas through the metadata
+     * group when they differ from what metadata says, so every broker can answer Metadata for it.
+     *
+     * <p>In-sync, precisely: the leader is in sync; a follower is in sync when, at some check within the last
+     * {@code replicaLagTimeMaxMs}, its commit index had reached the commit index the leader had one check
+     * earlier (checks run every {@code checkIntervalMs}). A new leader counts every follower as caught up at the
+     * moment it took over, as Kafka does.
+     */
+    public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
+        MetadataImage image = metadata.image();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            UUID gid = entry.groupId();
+            RaftGroupId groupId = RaftGroupId.valueOf(gid);
+            Optional<GroupRole> role = host.role(groupId);
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (role.isEmpty() || !role.get().isLeader() || topic.isEmpty()) {
+                lastCaughtUpMs.remove(gid);
+                previousLeaderCommitIndex.remove(gid);
+                continue;
+            }
+            Optional<ReplicationStatus> status = host.replicationStatus(groupId);
+            if (status.isEmpty()) {
+                continue;
+            }
+            List<Integer> replicas = topic.get().replicas().get(entry.partition());
+            List<Integer> isr = inSyncReplicas(gid, replicas, status.get(), nowMs, replicaLagTimeMaxMs);
+            PartitionState state = new PartitionState(nodeId, (int) role.get().term(), isr);
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            if (state.equals(image.partitionState(tp).orElse(null)) || !statePublishesInFlight.add(gid)) {
+                continue;
+            }
+            submit(new MetadataCommand.UpdatePartitionState(entry.topicId(), entry.partition(), state))
+                    .whenComplete((result, error) -> statePublishesInFlight.remove(gid));
+        }
+    }
+
+    private List<Integer> inSyncReplicas(UUID gid, List<Integer> replicas, ReplicationStatus status, long nowMs,
+            long replicaLagTimeMaxMs) {
+        Map<String, Long> caughtUp = lastCaughtUpMs.computeIfAbsent(gid, k -> new ConcurrentHashMap<>());
+        Long previousCommit = previousLeaderCommitIndex.put(gid, status.leaderCommitIndex());
+        List<Integer> isr = new ArrayList<>();
+        for (int replica : replicas) {
+            if (replica == nodeId) {
+                isr.add(replica);
+                continue;
+            }
+            String id = Integer.toString(replica);
+            ReplicationStatus.Follower follower = status.followers().get(id);
+            boolean caughtUpNow = previousCommit == null
+                    || (follower != null && follower.commitIndex() >= previousCommit);
+            if (caughtUpNow) {
+                caughtUp.put(id, nowMs);
+            }
+            if (nowMs - caughtUp.getOrDefault(id, Long.MIN_VALUE / 2) <= replicaLagTimeMaxMs) {
+                isr.add(replica);
+            }
+        }
+        return isr;
+    }
+
+    /**
      * Submits retention to every partition this broker leads. Retention is a replicated command so that every
      * replica deletes the same segments at the same point of its log.
      */
@@ -337,9 +416,12 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public void close() throws IOException {
-        reconciler.shutdownNow();
+        // Let a reconciliation in progress finish its group and index changes; interrupt only an overrun.
+        reconciler.shutdown();
         try {
-            reconciler.awaitTermination(10, TimeUnit.SECONDS);
+            if (!reconciler.awaitTermination(RECONCILE_SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                reconciler.shutdownNow();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

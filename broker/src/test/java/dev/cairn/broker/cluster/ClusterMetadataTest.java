@@ -55,6 +55,25 @@ class ClusterMetadataTest {
     }
 
     @Test
+    void partitionStatesAreFencedByEpochAndSurviveSnapshots() {
+        TopicInfo orders = topic("orders", 2);
+        apply(new CreateTopic(orders));
+        TopicPartition tp = new TopicPartition("orders", 1);
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.UpdatePartitionState(orders.topicId(), 1,
+                new PartitionState(2, 5, List.of(2, 3)))));
+        assertEquals(ErrorCode.FENCED_LEADER_EPOCH, rejected(apply(new MetadataCommand.UpdatePartitionState(
+                orders.topicId(), 1, new PartitionState(3, 4, List.of(3))))));
+        assertEquals(new PartitionState(2, 5, List.of(2, 3)), metadata.image().partitionState(tp).orElseThrow());
+        assertEquals(ErrorCode.FENCED_LEADER_EPOCH, rejected(apply(new MetadataCommand.UpdatePartitionState(
+                UUID.randomUUID(), 0, new PartitionState(1, 9, List.of(1))))));
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image(), restored);
+        apply(new DeleteTopic("orders"));
+        assertTrue(metadata.image().partitionState(tp).isEmpty(), "deleting a topic forgets its leaders");
+    }
+
+    @Test
     void createRejectsDuplicatesCollisionsAndBadNames() {
         apply(new CreateTopic(topic("a.b", 1)));
         assertEquals(ErrorCode.TOPIC_ALREADY_EXISTS, rejected(apply(new CreateTopic(topic("a.b", 1)))));

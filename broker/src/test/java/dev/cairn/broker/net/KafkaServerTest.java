@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -46,7 +47,7 @@ class KafkaServerTest {
     @BeforeEach
     void start() throws InterruptedException {
         server = KafkaServer.start("127.0.0.1", 0, new ApiDispatcher(Map.of(ApiKey.API_VERSIONS,
-                new ApiVersionsHandler())), REQUEST_BYTES_MAX, 5000, 2);
+                new ApiVersionsHandler(EnumSet.allOf(ApiKey.class)))), REQUEST_BYTES_MAX, 5000, 2);
     }
 
     @AfterEach

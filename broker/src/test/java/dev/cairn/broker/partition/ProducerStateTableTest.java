@@ -20,9 +20,11 @@ class ProducerStateTableTest {
     }
 
     @Test
-    void unknownProducerMayStartAnywhere() {
+    void unknownProducerMustStartAtSequenceZero() {
         assertEquals(SequenceCheck.APPEND, table.check(PID, (short) 0, 0, 4));
-        assertEquals(SequenceCheck.APPEND, table.check(PID, (short) 3, 17, 20));
+        assertEquals(SequenceCheck.APPEND, table.check(PID, (short) 3, 0, 20));
+        assertEquals(ErrorCode.UNKNOWN_PRODUCER_ID,
+                assertInstanceOf(Reject.class, table.check(PID, (short) 3, 17, 20)).error());
     }
 
     @Test
@@ -66,7 +68,7 @@ class ProducerStateTableTest {
 
     @Test
     void sequenceWrapsAfterIntegerMax() {
-        append((short) 0, Integer.MAX_VALUE - 1, Integer.MAX_VALUE, 0);
+        table.onAppended(PID, (short) 0, new ProducerBatch(Integer.MAX_VALUE - 1, Integer.MAX_VALUE, 0, 1, 0));
         assertEquals(SequenceCheck.APPEND, table.check(PID, (short) 0, 0, 3));
         assertInstanceOf(Reject.class, table.check(PID, (short) 0, 1, 3));
     }

@@ -1,0 +1,51 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.BrokerInfo;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.DescribeClusterResponse;
+import dev.cairn.protocol.message.DescribeClusterResponse.DescribeClusterBroker;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * DescribeCluster (key 60), version 0, which Admin's describeCluster tries before falling back to Metadata: the
+ * registered brokers, the cluster id and the controller, named by the same rule as in Metadata responses so
+ * both answers agree. Cairn has no authorizer, so cluster authorized operations are omitted (Kafka's
+ * {@code Integer.MIN_VALUE}) even when asked for.
+ */
+public final class DescribeClusterHandler implements RequestHandler {
+    /** Kafka's "authorized operations not provided". */
+    static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
+
+    private final MetadataService metadata;
+    private final String clusterId;
+
+    public DescribeClusterHandler(MetadataService metadata, String clusterId) {
+        this.metadata = metadata;
+        this.clusterId = clusterId;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        List<Struct> brokers = new ArrayList<>();
+        for (BrokerInfo broker : metadata.image().brokers().values()) {
+            brokers.add(new Struct(DescribeClusterBroker.SCHEMA)
+                    .set(DescribeClusterBroker.BROKER_ID, broker.nodeId())
+                    .set(DescribeClusterBroker.HOST, broker.host())
+                    .set(DescribeClusterBroker.PORT, broker.port())
+                    .set(DescribeClusterBroker.RACK, null));
+        }
+        return CompletableFuture.completedFuture(new Struct(DescribeClusterResponse.SCHEMA)
+                .set(DescribeClusterResponse.THROTTLE_TIME_MS, 0)
+                .set(DescribeClusterResponse.ERROR_CODE, ErrorCode.NONE.code())
+                .set(DescribeClusterResponse.ERROR_MESSAGE, null)
+                .set(DescribeClusterResponse.CLUSTER_ID, clusterId)
+                .set(DescribeClusterResponse.CONTROLLER_ID, MetadataHandler.controllerIdOrSelf(metadata))
+                .set(DescribeClusterResponse.BROKERS, brokers)
+                .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED));
+    }
+}

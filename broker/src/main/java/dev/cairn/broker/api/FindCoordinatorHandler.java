@@ -1,0 +1,75 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.BrokerInfo;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.FindCoordinatorRequest;
+import dev.cairn.protocol.message.FindCoordinatorResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * FindCoordinator (key 10), versions 0-2 (one key per request): a group's coordinator is a broker chosen from
+ * the group id alone, so every broker names the same one without coordination. Transactions are not served: a
+ * transaction key is refused with INVALID_REQUEST, which clients treat as fatal, rather than
+ * COORDINATOR_NOT_AVAILABLE, which they would retry until their timeout with no chance of success.
+ */
+public final class FindCoordinatorHandler implements RequestHandler {
+    /** Key types (Kafka's {@code CoordinatorType}); v0 requests carry no key type and mean a group. */
+    static final byte KEY_TYPE_GROUP = 0;
+    static final byte KEY_TYPE_TRANSACTION = 1;
+    private static final int NO_NODE_ID = -1;
+    private static final int NO_PORT = -1;
+
+    private final MetadataService metadata;
+
+    public FindCoordinatorHandler(MetadataService metadata) {
+        this.metadata = metadata;
+    }
+
+    /**
+     * The coordinator of {@code groupId} among {@code brokers}: the broker at index hash(group) mod n of the
+     * sorted broker ids, as Kafka maps a group to a partition of {@code __consumer_offsets} by
+     * {@code String.hashCode}, which the Java language fixes, so every broker agrees. Null when there are none.
+     */
+    static BrokerInfo coordinatorFor(String groupId, SortedMap<Integer, BrokerInfo> brokers) {
+        if (brokers.isEmpty()) {
+            return null;
+        }
+        List<BrokerInfo> sorted = new ArrayList<>(brokers.values());
+        return sorted.get(Math.floorMod(groupId.hashCode(), sorted.size()));
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        Struct body = request.body();
+        byte keyType = body.get(FindCoordinatorRequest.KEY_TYPE);
+        if (keyType == KEY_TYPE_TRANSACTION) {
+            return answer(ErrorCode.INVALID_REQUEST, "Cairn does not support transactions, so there is no "
+                    + "transaction coordinator", null);
+        }
+        if (keyType != KEY_TYPE_GROUP) {
+            return answer(ErrorCode.INVALID_REQUEST, "unknown coordinator key type " + keyType, null);
+        }
+        BrokerInfo coordinator = coordinatorFor(body.get(FindCoordinatorRequest.KEY), metadata.image().brokers());
+        if (coordinator == null) {
+            // No broker has registered yet (start-up): retriable, the client asks again.
+            return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no broker is registered yet", null);
+        }
+        return answer(ErrorCode.NONE, null, coordinator);
+    }
+
+    private static CompletableFuture<Struct> answer(ErrorCode error, String message, BrokerInfo coordinator) {
+        return CompletableFuture.completedFuture(new Struct(FindCoordinatorResponse.SCHEMA)
+                .set(FindCoordinatorResponse.THROTTLE_TIME_MS, 0)
+                .set(FindCoordinatorResponse.ERROR_CODE, error.code())
+                .set(FindCoordinatorResponse.ERROR_MESSAGE, message)
+                .set(FindCoordinatorResponse.NODE_ID, coordinator == null ? NO_NODE_ID : coordinator.nodeId())
+                .set(FindCoordinatorResponse.HOST, coordinator == null ? "" : coordinator.host())
+                .set(FindCoordinatorResponse.PORT, coordinator == null ? NO_PORT : coordinator.port()));
+    }
+}

@@ -1,0 +1,168 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.BrokerInfo;
+import dev.cairn.broker.cluster.Leadership;
+import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.Result;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.OffsetCommitRequest;
+import dev.cairn.protocol.message.OffsetCommitRequest.OffsetCommitRequestPartition;
+import dev.cairn.protocol.message.OffsetCommitRequest.OffsetCommitRequestTopic;
+import dev.cairn.protocol.message.OffsetCommitResponse;
+import dev.cairn.protocol.message.OffsetCommitResponse.OffsetCommitResponsePartition;
+import dev.cairn.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * OffsetCommit (key 8), versions 2-7: each partition's offset is replicated through that partition's Raft group
+ * as a {@link Command.CommitOffset}, on this broker, which must lead the group. Cairn has no group membership
+ * yet, so every group is what Kafka calls an Empty (or not yet existing) classic group: commits from standalone
+ * consumers and Admin (generation -1) are accepted, and a commit that claims a generation is refused the way
+ * Kafka refuses it for a group it does not know (ILLEGAL_GENERATION below v9, ClassicGroup and
+ * OffsetMetadataManager.validateOffsetCommit). Replication failures are reported as Kafka's group coordinator
+ * reports log write failures (GroupCoordinatorService's exception mapping), because consumers retry only the
+ * coordinator errors: NOT_LEADER_OR_FOLLOWER in a commit response would fail commitSync for good.
+ */
+public final class OffsetCommitHandler implements RequestHandler {
+    /**
+     * Longest metadata string accepted, in chars as Kafka counts it ({@code String.length()} against
+     * {@code offset.metadata.max.bytes}, default 4096); longer ones get OFFSET_METADATA_TOO_LARGE.
+     */
+    public static final int OFFSET_METADATA_CHARS_MAX = 4096;
+    /** How long a commit may wait for its Raft group (Kafka's {@code offsets.commit.timeout.ms} default). */
+    public static final long OFFSET_COMMIT_TIMEOUT_MS = 5_000;
+    /** The committed leader epoch of requests below v6, which carry none. */
+    static final int NO_LEADER_EPOCH = -1;
+
+    private final MetadataService metadata;
+    private final ReplicatedPartitions partitions;
+    private final LongSupplier clockMs;
+
+    public OffsetCommitHandler(MetadataService metadata, ReplicatedPartitions partitions, LongSupplier clockMs) {
+        this.metadata = metadata;
+        this.partitions = partitions;
+        this.clockMs = clockMs;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        Struct body = request.body();
+        String groupId = body.get(OffsetCommitRequest.GROUP_ID);
+        MetadataImage image = metadata.image();
+        ErrorCode groupError = groupError(groupId, body.get(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH),
+                image);
+        long nowMs = clockMs.getAsLong();
+        List<CompletableFuture<Struct>> topicResponses = new ArrayList<>();
+        for (Struct topic : body.get(OffsetCommitRequest.TOPICS)) {
+            String name = topic.get(OffsetCommitRequestTopic.NAME);
+            TopicInfo info = image.topics().get(name);
+            List<CompletableFuture<Struct>> partitionResponses = new ArrayList<>();
+            for (Struct partition : topic.get(OffsetCommitRequestTopic.PARTITIONS)) {
+                int index = partition.get(OffsetCommitRequestPartition.PARTITION_INDEX);
+                ErrorCode precheck = null;
+                if (info == null || index < 0 || index >= info.partitionCount()) {
+                    // Kafka answers unknown topics before it asks the coordinator anything.
+                    precheck = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+                } else if (groupError != null) {
+                    precheck = groupError;
+                } else {
+                    precheck = partitionError(new TopicPartition(name, index), partition);
+                }
+                if (precheck != null) {
+                    partitionResponses.add(CompletableFuture.completedFuture(answer(index, precheck)));
+                    continue;
+                }
+                Command.CommitOffset commit = new Command.CommitOffset(groupId,
+                        partition.get(OffsetCommitRequestPartition.COMMITTED_OFFSET),
+                        partition.get(OffsetCommitRequestPartition.COMMITTED_LEADER_EPOCH),
+                        partition.get(OffsetCommitRequestPartition.COMMITTED_METADATA), nowMs);
+                partitionResponses.add(partitions.submit(new TopicPartition(name, index), commit,
+                        OFFSET_COMMIT_TIMEOUT_MS).thenApply(result -> answer(index, errorOf(result))));
+            }
+            topicResponses.add(ProduceHandler.allOf(partitionResponses).thenApply(list ->
+                    new Struct(OffsetCommitResponseTopic.SCHEMA)
+                            .set(OffsetCommitResponseTopic.NAME, name)
+                            .set(OffsetCommitResponseTopic.PARTITIONS, list)));
+        }
+        return ProduceHandler.allOf(topicResponses).thenApply(list -> new Struct(OffsetCommitResponse.SCHEMA)
+                .set(OffsetCommitResponse.THROTTLE_TIME_MS, 0)
+                .set(OffsetCommitResponse.TOPICS, list));
+    }
+
+    /** The error every partition of the request gets, or null when the group may commit here. */
+    private ErrorCode groupError(String groupId, int generationId, MetadataImage image) {
+        if (groupId == null || groupId.isEmpty()) {
+            return ErrorCode.INVALID_GROUP_ID;
+        }
+        BrokerInfo coordinator = FindCoordinatorHandler.coordinatorFor(groupId, image.brokers());
+        if (coordinator == null || coordinator.nodeId() != metadata.localNodeId()) {
+            return ErrorCode.NOT_COORDINATOR;
+        }
+        if (generationId >= 0) {
+            // No group has members or generations yet, so a generation can only be stale or invented.
+            return ErrorCode.ILLEGAL_GENERATION;
+        }
+        return null;
+    }
+
+    private ErrorCode partitionError(TopicPartition tp, Struct partition) {
+        String committedMetadata = partition.get(OffsetCommitRequestPartition.COMMITTED_METADATA);
+        if (committedMetadata != null && committedMetadata.length() > OFFSET_METADATA_CHARS_MAX) {
+            return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+        }
+        return coordinatorErrorIfNotLeader(partitions.leadership(tp));
+    }
+
+    /**
+     * A coordinator error when this broker cannot write the partition's offsets: the group's partition has no
+     * leader yet (start-up, election), which the client waits out, or another broker leads it, which makes the
+     * client look for the coordinator again. Null when this broker is the ready leader.
+     */
+    static ErrorCode coordinatorErrorIfNotLeader(Leadership leadership) {
+        if (leadership.local()) {
+            return null;
+        }
+        return leadership.leaderId() < 0 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR;
+    }
+
+    /** Kafka's group coordinator mapping of log write failures to the errors consumers retry. */
+    static ErrorCode errorOf(Result result) {
+        if (result instanceof Result.OffsetCommitted) {
+            return ErrorCode.NONE;
+        }
+        if (!(result instanceof Result.Rejected rejected)) {
+            return ErrorCode.UNKNOWN_SERVER_ERROR;
+        }
+        switch (rejected.error()) {
+            case UNKNOWN_TOPIC_OR_PARTITION:
+            case NOT_ENOUGH_REPLICAS:
+            case REQUEST_TIMED_OUT:
+                return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+            case NOT_LEADER_OR_FOLLOWER:
+            case KAFKA_STORAGE_ERROR:
+                return ErrorCode.NOT_COORDINATOR;
+            case MESSAGE_TOO_LARGE:
+            case RECORD_LIST_TOO_LARGE:
+            case INVALID_FETCH_SIZE:
+                return ErrorCode.UNKNOWN_SERVER_ERROR;
+            default:
+                return rejected.error();
+        }
+    }
+
+    private static Struct answer(int index, ErrorCode error) {
+        return new Struct(OffsetCommitResponsePartition.SCHEMA)
+                .set(OffsetCommitResponsePartition.PARTITION_INDEX, index)
+                .set(OffsetCommitResponsePartition.ERROR_CODE, error.code());
+    }
+}

@@ -1,0 +1,73 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.config.Limits;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The topic-level configs CreateTopics accepts, with Kafka's names and value rules for the ones Cairn can honour.
+ * Anything else is refused, as Kafka refuses unknown names ("Unknown topic config name"), rather than stored and
+ * silently ignored: a client asking for compaction must learn that it does not get it.
+ */
+final class TopicConfigs {
+    static final String RETENTION_MS = "retention.ms";
+    static final String RETENTION_BYTES = "retention.bytes";
+    static final String SEGMENT_BYTES = "segment.bytes";
+    static final String SEGMENT_MS = "segment.ms";
+    static final String MAX_MESSAGE_BYTES = "max.message.bytes";
+    static final String CLEANUP_POLICY = "cleanup.policy";
+    static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    /** The one cleanup policy Cairn implements (no compaction). */
+    static final String CLEANUP_POLICY_DELETE = "delete";
+    /** The one timestamp type Cairn implements for topics (no LogAppendTime topics yet). */
+    static final String TIMESTAMP_TYPE_CREATE_TIME = "CreateTime";
+    /** Every accepted name, for error messages. */
+    static final List<String> NAMES = List.of(CLEANUP_POLICY, MAX_MESSAGE_BYTES, MESSAGE_TIMESTAMP_TYPE,
+            RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
+    /** -1 means "no limit" for the retention configs, as in Kafka. */
+    private static final long UNLIMITED = -1;
+    private static final long SEGMENT_MS_MIN = 1;
+
+    private TopicConfigs() {
+    }
+
+    /** Why {@code name=value} is not an acceptable topic config, or empty when it is. */
+    static Optional<String> invalidReason(String name, String value) {
+        if (value == null) {
+            return Optional.of("null value not supported for topic config " + name);
+        }
+        switch (name) {
+            case RETENTION_MS:
+            case RETENTION_BYTES:
+                return longInRange(name, value, UNLIMITED, Long.MAX_VALUE);
+            case SEGMENT_BYTES:
+                return longInRange(name, value, Limits.SEGMENT_BYTES_MIN, Limits.SEGMENT_BYTES_MAX);
+            case SEGMENT_MS:
+                return longInRange(name, value, SEGMENT_MS_MIN, Long.MAX_VALUE);
+            case MAX_MESSAGE_BYTES:
+                return longInRange(name, value, 0, Limits.RECORD_BATCH_BYTES_MAX);
+            case CLEANUP_POLICY:
+                return CLEANUP_POLICY_DELETE.equals(value) ? Optional.empty() : Optional.of(name + "=" + value
+                        + " is not supported; Cairn does not compact, the only policy is " + CLEANUP_POLICY_DELETE);
+            case MESSAGE_TIMESTAMP_TYPE:
+                return TIMESTAMP_TYPE_CREATE_TIME.equals(value) ? Optional.empty() : Optional.of(name + "="
+                        + value + " is not supported; the only timestamp type is " + TIMESTAMP_TYPE_CREATE_TIME);
+            default:
+                return Optional.of("Unknown topic config name: " + name + " (Cairn accepts "
+                        + String.join(", ", NAMES) + ")");
+        }
+    }
+
+    private static Optional<String> longInRange(String name, String value, long min, long max) {
+        long parsed;
+        try {
+            parsed = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return Optional.of(name + "=" + value + " is not a whole number");
+        }
+        if (parsed < min || parsed > max) {
+            return Optional.of(name + "=" + value + " is outside [" + min + ", " + max + "]");
+        }
+        return Optional.empty();
+    }
+}

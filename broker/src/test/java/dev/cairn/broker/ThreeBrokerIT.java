@@ -1,0 +1,179 @@
+package dev.cairn.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.config.BrokerConfig;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers on loopback, one Raft group per partition across them: a 6-partition topic with replication
+ * factor 3 keeps taking writes after a broker stops, and every acknowledged record is read back exactly once.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ThreeBrokerIT {
+    private static final String TOPIC = "replicated";
+    private static final int PARTITIONS = 6;
+
+    @TempDir
+    Path dir;
+    private final List<Broker> brokers = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (Broker broker : brokers) {
+            broker.close();
+        }
+    }
+
+    private List<Broker> startCluster() throws Exception {
+        int[] raftPorts = {BrokerFixture.freePort(), BrokerFixture.freePort(), BrokerFixture.freePort()};
+        String voters = "1@127.0.0.1:" + raftPorts[0] + ",2@127.0.0.1:" + raftPorts[1] + ",3@127.0.0.1:" + raftPorts[2];
+        List<CompletableFuture<Broker>> starting = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Map<String, String> settings = new HashMap<>();
+            settings.put("node.id", Integer.toString(i + 1));
+            settings.put("listeners", "127.0.0.1:0");
+            settings.put("raft.listener", "127.0.0.1:" + raftPorts[i]);
+            settings.put("raft.voters", voters);
+            settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
+            settings.put("num.partitions", Integer.toString(PARTITIONS));
+            settings.put("default.replication.factor", "3");
+            BrokerConfig config = BrokerConfig.fromMap(settings);
+            // A broker's start-up waits for a metadata majority, so all three start together.
+            starting.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Broker.start(config);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (CompletableFuture<Broker> broker : starting) {
+            brokers.add(broker.get(120, TimeUnit.SECONDS));
+        }
+        return brokers;
+    }
+
+    private String bootstrap() {
+        List<String> addresses = new ArrayList<>();
+        for (Broker broker : brokers) {
+            addresses.add("127.0.0.1:" + broker.kafkaPort());
+        }
+        return String.join(",", addresses);
+    }
+
+    private List<Long> produce(long firstId, int count) throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        List<Future<RecordMetadata>> acks = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+            for (long id = firstId; id < firstId + count; id++) {
+                acks.add(producer.send(new ProducerRecord<>(TOPIC, (int) (id % PARTITIONS), null,
+                        ByteBuffer.allocate(8).putLong(id).array())));
+            }
+            producer.flush();
+        }
+        List<Long> acknowledged = new ArrayList<>();
+        for (int i = 0; i < acks.size(); i++) {
+            acks.get(i).get(120, TimeUnit.SECONDS);
+            acknowledged.add(firstId + i);
+        }
+        return acknowledged;
+    }
+
+    private Map<Long, Integer> consumeAll(int expected) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<Long, Integer> seen = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(TOPIC, p));
+            }
+            consumer.assign(partitions);
+            partitions.forEach(tp -> consumer.seek(tp, 0));
+            long[] nextOffset = new long[PARTITIONS];
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            int received = 0;
+            while (received < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    assertEquals(nextOffset[record.partition()]++, record.offset(), "offsets are dense");
+                    seen.merge(ByteBuffer.wrap(record.value()).getLong(), 1, Integer::sum);
+                    received++;
+                }
+            }
+        }
+        return seen;
+    }
+
+    private List<PartitionInfo> partitionsFor() {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            return consumer.partitionsFor(TOPIC, Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void replicatedTopicSurvivesABrokerStopping() throws Exception {
+        startCluster();
+        List<Long> acknowledged = new ArrayList<>(produce(0, 30_000));
+
+        List<PartitionInfo> infos = partitionsFor();
+        assertEquals(PARTITIONS, infos.size());
+        Set<Integer> leaders = new HashSet<>();
+        for (PartitionInfo info : infos) {
+            Set<Integer> replicaIds = new HashSet<>();
+            for (var node : info.replicas()) {
+                replicaIds.add(node.id());
+            }
+            assertEquals(Set.of(1, 2, 3), replicaIds, "replicas on three distinct brokers: " + info);
+            leaders.add(info.leader().id());
+        }
+        assertTrue(leaders.size() >= 2, "leadership is spread: " + infos);
+
+        Broker stopped = brokers.remove(2);
+        stopped.close();
+        acknowledged.addAll(produce(30_000, 10_000));
+
+        Map<Long, Integer> seen = consumeAll(acknowledged.size());
+        for (long id : acknowledged) {
+            assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " read exactly once");
+        }
+        assertEquals(acknowledged.size(), seen.size(), "nothing unacknowledged or duplicated appeared");
+    }
+}

@@ -1,0 +1,149 @@
+package dev.cairn.broker.api;
+
+import static dev.cairn.broker.api.ApiTestSupport.call;
+import static dev.cairn.broker.api.ApiTestSupport.request;
+import static dev.cairn.broker.api.OffsetCommitHandlerTest.commitRequest;
+import static dev.cairn.broker.api.OffsetCommitHandlerTest.partition;
+import static dev.cairn.broker.api.OffsetCommitHandlerTest.topic;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.message.OffsetCommitResponse;
+import dev.cairn.protocol.message.OffsetFetchRequest;
+import dev.cairn.protocol.message.OffsetFetchRequest.OffsetFetchRequestTopic;
+import dev.cairn.protocol.message.OffsetFetchResponse;
+import dev.cairn.protocol.message.OffsetFetchResponse.OffsetFetchResponsePartition;
+import dev.cairn.protocol.message.OffsetFetchResponse.OffsetFetchResponseTopic;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * OffsetFetch v1-7 (kafka-protocol.md A.1: the consumer reads its committed position before fetching): offsets
+ * read back from the partitions' leaders, -1 and "" where nothing is committed, all committed partitions for
+ * null topics, and group-level coordinator errors (per partition in v1, which has no group error).
+ */
+class OffsetFetchHandlerTest {
+    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+    private static final TopicPartition ORDERS_1 = new TopicPartition("orders", 1);
+    private static final TopicPartition AUDIT_0 = new TopicPartition("audit", 0);
+
+    private final FakeMetadataService metadata = new FakeMetadataService().withBrokers(1)
+            .withTopic("orders", 2, 1).withTopic("audit", 1, 1);
+    private final FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
+    private final OffsetFetchHandler handler = new OffsetFetchHandler(metadata, partitions);
+
+    @BeforeEach
+    void commitSome() {
+        partitions.leadLocally(ORDERS_0);
+        partitions.leadLocally(ORDERS_1);
+        partitions.leadLocally(AUDIT_0);
+        OffsetCommitHandler committer = new OffsetCommitHandler(metadata, partitions, () -> 1_000L);
+        Struct committed = call(committer, request(ApiKey.OFFSET_COMMIT, 7, commitRequest("app", -1, "",
+                topic("orders", partition(0, 42, 3, "checkpoint")), topic("audit", partition(0, 9, 3, null)))));
+        assertEquals(2, committed.get(OffsetCommitResponse.TOPICS).size());
+    }
+
+    private Struct fetch(int version, String groupId, List<Struct> topics) {
+        Struct body = new Struct(OffsetFetchRequest.SCHEMA).set(OffsetFetchRequest.GROUP_ID, groupId)
+                .set(OffsetFetchRequest.TOPICS, topics);
+        return call(handler, request(ApiKey.OFFSET_FETCH, version, body));
+    }
+
+    private static Struct wanted(String name, Integer... partitions) {
+        return new Struct(OffsetFetchRequestTopic.SCHEMA).set(OffsetFetchRequestTopic.NAME, name)
+                .set(OffsetFetchRequestTopic.PARTITION_INDEXES, List.of(partitions));
+    }
+
+    /** "topic-partition=offset/metadata/error" for every partition, in response order. */
+    private static List<String> answers(Struct response) {
+        List<String> answers = new ArrayList<>();
+        for (Struct topic : response.get(OffsetFetchResponse.TOPICS)) {
+            for (Struct p : topic.get(OffsetFetchResponseTopic.PARTITIONS)) {
+                answers.add(topic.get(OffsetFetchResponseTopic.NAME) + "-"
+                        + p.get(OffsetFetchResponsePartition.PARTITION_INDEX) + "="
+                        + p.get(OffsetFetchResponsePartition.COMMITTED_OFFSET) + "/"
+                        + p.get(OffsetFetchResponsePartition.METADATA) + "/"
+                        + p.get(OffsetFetchResponsePartition.ERROR_CODE));
+                assertEquals(-1, (int) p.get(OffsetFetchResponsePartition.COMMITTED_LEADER_EPOCH));
+            }
+        }
+        return answers;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7})
+    void committedOffsetsAndNoOffsetForTheRest(int version) {
+        Struct response = fetch(version, "app", List.of(wanted("orders", 0, 1, 2), wanted("audit", 0),
+                wanted("payments", 0)));
+        assertEquals(List.of("orders-0=42/checkpoint/0", "orders-1=-1//0", "orders-2=-1//0", "audit-0=9//0",
+                "payments-0=-1//0"), answers(response));
+        assertEquals(ErrorCode.NONE.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7})
+    void anotherGroupHasNothingCommitted(int version) {
+        assertEquals(List.of("orders-0=-1//0"), answers(fetch(version, "other", List.of(wanted("orders", 0)))));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 5, 7})
+    void nullTopicsMeansEveryPartitionTheGroupCommitted(int version) {
+        Struct response = fetch(version, "app", null);
+        assertEquals(List.of("audit-0=9//0", "orders-0=42/checkpoint/0"), answers(response));
+        assertTrue(answers(fetch(version, "other", null)).isEmpty());
+    }
+
+    @Test
+    void aPartitionLedElsewhereMakesTheWholeAnswerNotCoordinator() {
+        partitions.ledElsewhere(ORDERS_1, 2);
+        Struct response = fetch(7, "app", List.of(wanted("orders", 0, 1)));
+        assertEquals(ErrorCode.NOT_COORDINATOR.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+        assertTrue(response.get(OffsetFetchResponse.TOPICS).isEmpty());
+        Struct all = fetch(7, "app", null);
+        assertEquals(ErrorCode.NOT_COORDINATOR.code(), all.get(OffsetFetchResponse.ERROR_CODE));
+    }
+
+    @Test
+    void inVersionOneTheGroupErrorIsInEveryRequestedPartition() {
+        partitions.ledElsewhere(ORDERS_1, 2);
+        assertEquals(List.of("orders-0=-1//16", "orders-1=-1//16"),
+                answers(fetch(1, "app", List.of(wanted("orders", 0, 1)))));
+    }
+
+    @Test
+    void aPartitionWithoutLeaderIsStillLoading() {
+        Struct response = call(new OffsetFetchHandler(metadata, new FakeReplicatedPartitions()),
+                request(ApiKey.OFFSET_FETCH, 7, new Struct(OffsetFetchRequest.SCHEMA)
+                        .set(OffsetFetchRequest.GROUP_ID, "app")
+                        .set(OffsetFetchRequest.TOPICS, List.of(wanted("orders", 0)))));
+        assertEquals(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+    }
+
+    @Test
+    void anEmptyGroupIdIsInvalid() {
+        assertEquals(ErrorCode.INVALID_GROUP_ID.code(),
+                fetch(7, "", List.of(wanted("orders", 0))).get(OffsetFetchResponse.ERROR_CODE));
+    }
+
+    @Test
+    void aGroupCoordinatedByAnotherBrokerIsNotCoordinatedHere() {
+        FakeMetadataService three = new FakeMetadataService().withBrokers(1, 2, 3).withTopic("orders", 2, 1);
+        String group = "g0";
+        for (int i = 0; FindCoordinatorHandler.coordinatorFor(group, three.image().brokers()).nodeId() == 1; i++) {
+            group = "g" + i;
+        }
+        Struct response = call(new OffsetFetchHandler(three, partitions), request(ApiKey.OFFSET_FETCH, 7,
+                new Struct(OffsetFetchRequest.SCHEMA).set(OffsetFetchRequest.GROUP_ID, group)
+                        .set(OffsetFetchRequest.TOPICS, List.of(wanted("orders", 0)))));
+        assertEquals(ErrorCode.NOT_COORDINATOR.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+    }
+}
