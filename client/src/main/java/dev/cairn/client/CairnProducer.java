@@ -94,6 +94,11 @@ public final class CairnProducer implements AutoCloseable {
         engine.close(config.deliveryTimeoutMs());
     }
 
+    /** Test hook: how many batches were sent again after a retriable failure. */
+    long retriedBatchesForTesting() {
+        return engine.retriedBatches();
+    }
+
     /** Test hook: closes the producer's sockets as a network failure would; in-flight batches are retried. */
     void dropConnectionsForTesting() {
         engine.dropConnections();

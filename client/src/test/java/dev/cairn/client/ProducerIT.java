@@ -2,6 +2,7 @@ package dev.cairn.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.BrokerFixture;
 import dev.cairn.protocol.record.compression.CompressionType;
@@ -132,6 +133,7 @@ class ProducerIT {
         int count = 50_000;
         int dropEvery = 5_000;
         List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        long retried;
         try (CairnProducer producer = CairnProducer.create(config().lingerMs(1).build())) {
             for (int i = 0; i < count; i++) {
                 futures.add(producer.send(new ProducerRecord(topic, i % PARTITIONS, null, null, utf8("v" + i),
@@ -141,7 +143,10 @@ class ProducerIT {
                 }
             }
             producer.flush(Duration.ofSeconds(120));
+            retried = producer.retriedBatchesForTesting();
         }
+        // The drops must have cut requests in flight, or this test would prove nothing about retries.
+        assertTrue(retried > 0, "batches retried after dropped connections: " + retried);
         long[] next = new long[PARTITIONS];
         for (int i = 0; i < count; i++) {
             RecordMetadata metadata = futures.get(i).get(10, TimeUnit.SECONDS);

@@ -76,6 +76,12 @@ public final class ProducerEngine implements AutoCloseable {
     private boolean metadataRefreshWanted;
     private long lastMetadataRefreshMs;
     private CairnException fatalError;
+    /** Batches sent again after a retriable failure; tests read it to prove that a fault hit in-flight data. */
+    private long retriedBatches;
+    /** Consecutive metadata or InitProducerId failures (sender thread only), for the backoff. */
+    private int setupFailures;
+    /** No metadata refresh or InitProducerId before this time, after a failure. */
+    private long setupNotBeforeMs;
 
     private static final class PartitionState {
         private final ArrayDeque<ProducerBatch> queued = new ArrayDeque<>();
@@ -123,8 +129,12 @@ public final class ProducerEngine implements AutoCloseable {
             try {
                 metadata = cluster.refreshMetadata(wanted, true);
             } catch (CairnException failed) {
-                if (!failed.isRetriable() || nowMs() >= deadlineMs) {
+                if (!failed.isRetriable()) {
                     throw failed;
+                }
+                if (nowMs() >= deadlineMs) {
+                    throw new CairnTimeoutException("metadata for topic " + topic + " not available within "
+                            + "max.block.ms=" + config.maxBlockMs(), failed);
                 }
                 continue;
             }
@@ -292,6 +302,13 @@ public final class ProducerEngine implements AutoCloseable {
         cluster.close();
     }
 
+    /** The number of batch retries so far. */
+    public long retriedBatches() {
+        synchronized (lock) {
+            return retriedBatches;
+        }
+    }
+
     /** Closes every connection; in-flight requests fail and are retried. Test hook for network drops. */
     public void dropConnections() {
         cluster.disconnectAll();
@@ -329,8 +346,19 @@ public final class ProducerEngine implements AutoCloseable {
             }
         }
         maybeTimeOutRequests();
-        maybeRefreshMetadata();
-        maybeInitProducerId();
+        try {
+            maybeRefreshMetadata();
+            maybeInitProducerId();
+            setupFailures = 0;
+        } catch (CairnException failed) {
+            // Metadata and InitProducerId failures must not stop the sender from expiring and sending batches:
+            // note the failure, back off the next attempt, and carry on with what can be done.
+            setupFailures++;
+            synchronized (lock) {
+                metadataRefreshWanted = true;
+                setupNotBeforeMs = nowMs() + backoffMs(setupFailures);
+            }
+        }
         synchronized (lock) {
             long now = nowMs();
             expireBatches(now, expired);
@@ -398,6 +426,9 @@ public final class ProducerEngine implements AutoCloseable {
         List<String> wanted;
         synchronized (lock) {
             long now = nowMs();
+            if (now < setupNotBeforeMs) {
+                return;
+            }
             boolean due = metadataRefreshWanted && now - lastMetadataRefreshMs >= config.retryBackoffMs();
             boolean stale = now - lastMetadataRefreshMs >= config.metadataMaxAgeMs();
             if ((!due && !stale) || topics.isEmpty()) {
@@ -412,7 +443,7 @@ public final class ProducerEngine implements AutoCloseable {
 
     private void maybeInitProducerId() {
         synchronized (lock) {
-            if (!config.idempotent() || producerId >= 0 || partitions.isEmpty()) {
+            if (!config.idempotent() || producerId >= 0 || partitions.isEmpty() || nowMs() < setupNotBeforeMs) {
                 return;
             }
         }
@@ -686,6 +717,7 @@ public final class ProducerEngine implements AutoCloseable {
                 batch.baseSequence = -1;
             }
             batch.retryNotBeforeMs = now + backoffMs(batch.attempts);
+            retriedBatches++;
             requeue(state, batch);
             return;
         }
