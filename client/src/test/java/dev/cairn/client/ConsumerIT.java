@@ -2,6 +2,7 @@ package dev.cairn.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.BrokerFixture;
@@ -11,7 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +32,8 @@ class ConsumerIT {
     private static final int PARTITIONS = 3;
     /** The longest a test waits for records to arrive. */
     private static final long READ_TIMEOUT_MS = 120_000;
+    /** Records in the exactly-once run; 1M stays well under a minute on a quiet machine. */
+    private static final int LARGE_RUN_RECORDS = 1_000_000;
     @TempDir
     static Path dataDir;
     private static BrokerFixture broker;
@@ -108,33 +111,63 @@ class ConsumerIT {
     @Test
     void largeRunComesBackExactlyOnceInOrder() throws Exception {
         String topic = "large-run";
-        int count = 100_000;
-        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(count);
+        int[] ackedPartition = new int[LARGE_RUN_RECORDS];
+        long[] ackedOffset = new long[LARGE_RUN_RECORDS];
+        AtomicInteger acked = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        long start = System.nanoTime();
         try (CairnProducer producer = CairnProducer.create(ProducerConfig.builder()
-                .bootstrapServers(broker.bootstrap()).build())) {
-            for (int i = 0; i < count; i++) {
-                futures.add(producer.send(new ProducerRecord(topic, utf8("key-" + i), utf8("value-" + i))));
+                .bootstrapServers(broker.bootstrap()).lingerMs(10).batchSizeBytes(64 * 1024).build())) {
+            for (int i = 0; i < LARGE_RUN_RECORDS; i++) {
+                int index = i;
+                producer.send(new ProducerRecord(topic, utf8("key-" + i), utf8("value-" + i)))
+                        .whenComplete((metadata, error) -> {
+                            if (error != null) {
+                                failed.incrementAndGet();
+                                return;
+                            }
+                            ackedPartition[index] = metadata.partition();
+                            ackedOffset[index] = metadata.offset();
+                            acked.incrementAndGet();
+                        });
             }
             producer.flush(Duration.ofSeconds(120));
         }
-        for (CompletableFuture<RecordMetadata> future : futures) {
-            assertTrue(future.get(1, TimeUnit.SECONDS).offset() >= 0);
-        }
-        List<ConsumerRecord> records = readAll(topic, PARTITIONS, count);
+        long producedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(0, failed.get(), "failed sends");
+        assertEquals(LARGE_RUN_RECORDS, acked.get(), "acknowledged sends");
+
         long[] nextOffset = new long[PARTITIONS];
         int[] lastIndex = {-1, -1, -1};
-        boolean[] seen = new boolean[count];
-        for (ConsumerRecord record : records) {
-            assertEquals(nextOffset[record.partition()]++, record.offset(), "dense offsets");
-            int i = Integer.parseInt(text(record.value()).substring("value-".length()));
-            assertTrue(i > lastIndex[record.partition()], "per-partition order");
-            lastIndex[record.partition()] = i;
-            assertEquals("key-" + i, text(record.key()));
-            assertTrue(!seen[i], "no duplicates");
-            seen[i] = true;
-            RecordMetadata acked = futures.get(i).get();
-            assertEquals(acked.partition(), record.partition());
-            assertEquals(acked.offset(), record.offset());
+        boolean[] seen = new boolean[LARGE_RUN_RECORDS];
+        int received = 0;
+        try (CairnConsumer consumer = consumer()) {
+            List<TopicPartition> assignment = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                assignment.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(assignment);
+            consumer.seekToBeginning(assignment);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MS);
+            while (received < LARGE_RUN_RECORDS && System.nanoTime() < deadline) {
+                for (ConsumerRecord record : consumer.poll(Duration.ofMillis(200))) {
+                    int p = record.partition();
+                    assertEquals(nextOffset[p]++, record.offset(), "dense offsets");
+                    int i = Integer.parseInt(text(record.value()).substring("value-".length()));
+                    assertTrue(i > lastIndex[p], "per-partition order");
+                    lastIndex[p] = i;
+                    assertEquals("key-" + i, text(record.key()));
+                    assertFalse(seen[i], "duplicate of record " + i);
+                    seen[i] = true;
+                    assertEquals(ackedPartition[i], p, "acknowledged partition of record " + i);
+                    assertEquals(ackedOffset[i], record.offset(), "acknowledged offset of record " + i);
+                    received++;
+                }
+            }
+            assertTrue(consumer.poll(Duration.ofMillis(200)).isEmpty(), "nothing beyond the records sent");
         }
+        assertEquals(LARGE_RUN_RECORDS, received, "records read");
+        System.out.printf("large run: %d records produced in %d ms, read in %d ms%n", LARGE_RUN_RECORDS, producedMs,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - producedMs);
     }
 }
