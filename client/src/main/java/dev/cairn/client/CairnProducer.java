@@ -99,8 +99,11 @@ public final class CairnProducer implements AutoCloseable {
         return engine.retriedBatches();
     }
 
-    /** Test hook: closes the producer's sockets as a network failure would; in-flight batches are retried. */
-    void dropConnectionsForTesting() {
-        engine.dropConnections();
+    /**
+     * Test hook: once a request is in flight (waiting up to the timeout), closes the producer's sockets as a
+     * network failure would, so that its batches are retried. False if nothing was in flight in time.
+     */
+    boolean dropConnectionsWhileInFlightForTesting(Duration timeout) {
+        return engine.dropConnectionsWhileInFlight(timeout.toMillis());
     }
 }

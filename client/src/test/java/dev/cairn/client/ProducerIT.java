@@ -139,13 +139,15 @@ class ProducerIT {
                 futures.add(producer.send(new ProducerRecord(topic, i % PARTITIONS, null, null, utf8("v" + i),
                         List.of())));
                 if (i % dropEvery == dropEvery - 1) {
-                    producer.dropConnectionsForTesting();
+                    assertTrue(producer.dropConnectionsWhileInFlightForTesting(Duration.ofSeconds(10)),
+                            "a request was in flight to cut");
                 }
             }
             producer.flush(Duration.ofSeconds(120));
             retried = producer.retriedBatchesForTesting();
         }
-        // The drops must have cut requests in flight, or this test would prove nothing about retries.
+        // The drops cut requests in flight; unless every one of them had been answered an instant before its cut,
+        // batches were resent, which is what this test is about.
         assertTrue(retried > 0, "batches retried after dropped connections: " + retried);
         long[] next = new long[PARTITIONS];
         for (int i = 0; i < count; i++) {

@@ -309,9 +309,28 @@ public final class ProducerEngine implements AutoCloseable {
         }
     }
 
-    /** Closes every connection; in-flight requests fail and are retried. Test hook for network drops. */
-    public void dropConnections() {
+    /**
+     * Test hook for network drops: waits up to the timeout until a Produce request is awaiting its response, then
+     * closes every connection so that it fails and is retried. Returns false if nothing was in flight in time.
+     */
+    public boolean dropConnectionsWhileInFlight(long timeoutMs) {
+        long deadlineMs = nowMs() + timeoutMs;
+        synchronized (lock) {
+            while (inFlightRequests.isEmpty()) {
+                long waitMs = deadlineMs - nowMs();
+                if (waitMs <= 0) {
+                    return false;
+                }
+                try {
+                    lock.wait(waitMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
         cluster.disconnectAll();
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------------ sender
@@ -598,6 +617,7 @@ public final class ProducerEngine implements AutoCloseable {
         if (expectResponse) {
             synchronized (lock) {
                 inFlightRequests.add(inFlight);
+                lock.notifyAll();
             }
         }
         connection.send(ApiKey.PRODUCE, request, expectResponse).whenComplete((response, error) ->
