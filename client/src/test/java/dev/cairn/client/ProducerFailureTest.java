@@ -1,5 +1,6 @@
 package dev.cairn.client;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,6 +36,24 @@ class ProducerFailureTest {
             assertTrue(failure.isRetriable());
             assertTrue(failure.getMessage().contains("max.block.ms"), failure.getMessage());
             assertTrue(elapsedMs < 10_000, "bounded by max.block.ms, took " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void aRecordLargerThanMaxRequestSizeFailsAtOnceAndNotRetriably() throws Exception {
+        // send() first looks up the topic's metadata, which needs a broker; calling the engine's append directly
+        // reaches the size check without one.
+        ProducerConfig config = ProducerConfig.builder().bootstrapServers("127.0.0.1:" + closedPort())
+                .set("max.request.size", 1_000).maxBlockMs(100).build();
+        dev.cairn.client.internal.ClusterClient cluster = new dev.cairn.client.internal.ClusterClient(
+                config.bootstrapServers(), "test", 1_000, System::currentTimeMillis);
+        try (dev.cairn.client.internal.ProducerEngine engine =
+                     new dev.cairn.client.internal.ProducerEngine(config, cluster)) {
+            CairnApiException tooLarge = assertThrows(CairnApiException.class, () -> engine.append(
+                    new TopicPartition("t", 0), 0L, null, new byte[2_000], new dev.cairn.protocol.record.RecordHeader[0],
+                    System.currentTimeMillis() + 1_000));
+            assertEquals(dev.cairn.protocol.ErrorCode.MESSAGE_TOO_LARGE, tooLarge.errorCode());
+            assertFalse(tooLarge.isRetriable());
         }
     }
 

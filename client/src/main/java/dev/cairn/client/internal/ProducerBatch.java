@@ -68,7 +68,18 @@ final class ProducerBatch {
     }
 
     int lastSequence() {
-        return baseSequence + recordsCount() - 1;
+        return incrementSequence(baseSequence, recordsCount() - 1);
+    }
+
+    /**
+     * Adds to a sequence number the way Kafka does ({@code DefaultRecordBatch.incrementSequence}): sequences wrap
+     * from Integer.MAX_VALUE to 0, so they never turn negative (negative means "no sequence").
+     */
+    static int incrementSequence(int sequence, int increment) {
+        if (sequence > Integer.MAX_VALUE - increment) {
+            return increment - (Integer.MAX_VALUE - sequence) - 1;
+        }
+        return sequence + increment;
     }
 
     int estimatedSizeInBytes() {

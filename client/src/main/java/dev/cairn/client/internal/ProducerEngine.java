@@ -188,6 +188,7 @@ public final class ProducerEngine implements AutoCloseable {
             }
             int recordBytes = RecordBatchBuilder.recordSizeInBytes(0, 0, wrap(key), wrap(value), headers)
                     + RecordBatchDescriptor.HEADER_BYTES;
+            checkRecordSize(recordBytes);
             long reserve = Math.max(config.batchSizeBytes(), recordBytes);
             reserveMemory(reserve, deadlineMs);
             ProducerBatch batch = new ProducerBatch(topicPartition, state.nextBatchNumber++,
@@ -196,6 +197,15 @@ public final class ProducerEngine implements AutoCloseable {
             CompletableFuture<RecordMetadata> future = batch.append(timestampMs, key, value, headers);
             lock.notifyAll();
             return future;
+        }
+    }
+
+    /** A record that can never be sent fails at once, as in Kafka (RecordTooLargeException). */
+    private void checkRecordSize(int recordBytes) {
+        if (recordBytes > config.requestSizeMaxBytes() || recordBytes > config.bufferMemoryBytes()) {
+            throw new CairnApiException(ErrorCode.MESSAGE_TOO_LARGE, "a record of " + recordBytes
+                    + " bytes (in its own batch) exceeds max.request.size=" + config.requestSizeMaxBytes()
+                    + " or buffer.memory=" + config.bufferMemoryBytes());
         }
     }
 
@@ -562,7 +572,7 @@ public final class ProducerEngine implements AutoCloseable {
             head.closed = true;
             if (head.baseSequence < 0) {
                 head.baseSequence = state.nextSequence;
-                state.nextSequence += head.recordsCount();
+                state.nextSequence = ProducerBatch.incrementSequence(state.nextSequence, head.recordsCount());
             }
             head.sendProducerId = producerId;
             head.sendProducerEpoch = producerEpoch;
@@ -594,7 +604,7 @@ public final class ProducerEngine implements AutoCloseable {
             return false;
         }
         if (head.baseSequence >= 0 && !state.inFlight.isEmpty()) {
-            return state.inFlight.peekLast().lastSequence() + 1 == head.baseSequence;
+            return ProducerBatch.incrementSequence(state.inFlight.peekLast().lastSequence(), 1) == head.baseSequence;
         }
         return true;
     }
