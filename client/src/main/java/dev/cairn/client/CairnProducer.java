@@ -24,6 +24,9 @@ import java.util.concurrent.CompletableFuture;
  * partition are written in the order {@code send} was called. By default the producer is idempotent with acks=all,
  * so retries after timeouts or dropped connections never duplicate a record. The returned future fails with a
  * {@link CairnException} whose {@link CairnException#isRetriable()} says whether sending again may help.
+ *
+ * <p>Futures complete on the client's network thread (as Kafka's callbacks run on its I/O thread): callbacks must
+ * be quick and must not block, and in particular must not wait for buffer memory by calling {@link #send}.
  */
 public final class CairnProducer implements AutoCloseable {
     private final ProducerConfig config;

@@ -39,6 +39,12 @@ import java.util.concurrent.TimeoutException;
 public final class BrokerConnection implements AutoCloseable {
     /** The largest response frame accepted; a bigger size prefix means a broken stream. */
     public static final int RESPONSE_BYTES_MAX = 256 * 1024 * 1024;
+    /**
+     * Requests awaiting a response on one connection. Callers bound themselves far below this (the producer by
+     * max.in.flight.requests.per.connection, the consumer by one fetch per broker); it guards against a caller bug
+     * turning into unbounded memory.
+     */
+    public static final int PENDING_REQUESTS_MAX = 1_024;
     private static final String SOFTWARE_NAME = "cairn-java";
     private static final String SOFTWARE_VERSION = "0.1.0";
 
@@ -144,6 +150,11 @@ public final class BrokerConnection implements AutoCloseable {
                     clientId), body);
             if (expectResponse) {
                 synchronized (pending) {
+                    if (pending.size() >= PENDING_REQUESTS_MAX) {
+                        future.completeExceptionally(new CairnException(PENDING_REQUESTS_MAX
+                                + " requests already await responses on " + description, true));
+                        return future;
+                    }
                     pending.addLast(new Pending(correlationId, apiKey, version, future));
                 }
             }
