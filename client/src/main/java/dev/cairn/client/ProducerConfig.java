@@ -2,6 +2,7 @@ package dev.cairn.client;
 
 import dev.cairn.client.internal.ConfigValues;
 import dev.cairn.client.internal.ConfigValues.HostPort;
+import dev.cairn.protocol.record.compression.Compression;
 import dev.cairn.protocol.record.compression.CompressionType;
 import java.util.List;
 import java.util.Locale;
@@ -74,6 +75,11 @@ public final class ProducerConfig {
         lingerMs = values.longValue(LINGER_MS, 5, 0, Integer.MAX_VALUE);
         bufferMemoryBytes = values.longValue(BUFFER_MEMORY, 32L * 1024 * 1024, 1, Long.MAX_VALUE);
         compressionType = parseCompression(values.string(COMPRESSION_TYPE, "none"));
+        if (!Compression.isAvailable(compressionType)) {
+            // The codec libraries are optional dependencies; failing here beats failing every batch later.
+            throw new CairnConfigException("compression.type=" + compressionType.kafkaName() + " needs "
+                    + compressionType.libraryCoordinates() + " on the classpath");
+        }
         retries = values.intValue(RETRIES, Integer.MAX_VALUE, 0, Integer.MAX_VALUE);
         retryBackoffMs = values.longValue(RETRY_BACKOFF_MS, 100, 0, Integer.MAX_VALUE);
         retryBackoffMaxMs = values.longValue(RETRY_BACKOFF_MAX_MS, 1000, 0, Integer.MAX_VALUE);

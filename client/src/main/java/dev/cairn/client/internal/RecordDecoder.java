@@ -1,6 +1,7 @@
 package dev.cairn.client.internal;
 
 import dev.cairn.client.CairnApiException;
+import dev.cairn.client.CairnException;
 import dev.cairn.client.ConsumerRecord;
 import dev.cairn.client.Header;
 import dev.cairn.client.TopicPartition;
@@ -8,6 +9,8 @@ import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordBatchDescriptor;
 import dev.cairn.protocol.record.RecordCursor;
+import dev.cairn.protocol.record.compression.CodecUnavailableException;
+import dev.cairn.protocol.wire.DecodeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +52,13 @@ public final class RecordDecoder {
             if (batch.isControl() || batch.lastOffset() < fetchOffset) {
                 continue;
             }
+            decodeBatch(topicPartition, fetchOffset, decoded);
+        }
+        return new Decoded(decoded, nextFetchOffset);
+    }
+
+    private void decodeBatch(TopicPartition topicPartition, long fetchOffset, List<ConsumerRecord> decoded) {
+        try {
             cursor.reset(batch);
             while (cursor.next()) {
                 if (cursor.offset() < fetchOffset) {
@@ -57,8 +67,15 @@ public final class RecordDecoder {
                 decoded.add(new ConsumerRecord(topicPartition.topic(), topicPartition.partition(), cursor.offset(),
                         cursor.timestamp(), copy(cursor.key()), copy(cursor.value()), headers()));
             }
+        } catch (CodecUnavailableException missing) {
+            // The codec libraries are optional: say which one to add rather than failing obscurely.
+            throw new CairnException("cannot read a " + batch.compressionType().kafkaName() + " batch of "
+                    + topicPartition + ": add " + batch.compressionType().libraryCoordinates()
+                    + " to the classpath", false, missing);
+        } catch (DecodeException malformed) {
+            throw new CairnApiException(ErrorCode.CORRUPT_MESSAGE, "malformed batch at offset " + batch.baseOffset()
+                    + " of " + topicPartition + " (" + malformed.getMessage() + ")");
         }
-        return new Decoded(decoded, nextFetchOffset);
     }
 
     private List<Header> headers() {
