@@ -33,9 +33,19 @@ final class BrokerProcess implements AutoCloseable {
 
     /** Starts the broker and waits until it logs that it serves. */
     void start() throws IOException, InterruptedException {
+        launch();
+        awaitStarted();
+    }
+
+    /** Starts the process without waiting (brokers of a cluster must start together to form a majority). */
+    void launch() throws IOException {
         Files.deleteIfExists(logFile);
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
+    }
+
+    /** Waits until the launched broker logs that it serves. */
+    void awaitStarted() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_WAIT_MS_MAX);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {

@@ -52,6 +52,8 @@ class CrashRecoveryIT {
             Thread producerThread = new Thread(() -> produceUntilStopped(kafkaPort, stop, acknowledged));
             producerThread.start();
             waitFor(() -> acknowledged.size() >= 20_000, 120);
+            Map<TopicPartition, Long> committed = commitOffsets(kafkaPort, Map.of(new TopicPartition(TOPIC, 0), 1234L,
+                    new TopicPartition(TOPIC, 1), 987L));
             broker.kill();
             stop.set(true);
             producerThread.join(TimeUnit.SECONDS.toMillis(120));
@@ -59,6 +61,7 @@ class CrashRecoveryIT {
             assertTrue(acknowledgedBeforeRestart >= 20_000);
 
             broker.start();
+            assertEquals(committed, fetchCommitted(kafkaPort), "committed offsets intact after kill -9");
             Map<Long, Integer> seen = consumeAll(kafkaPort);
             for (long id : acknowledged) {
                 assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " present exactly once");
@@ -67,6 +70,40 @@ class CrashRecoveryIT {
                 assertEquals(1, entry.getValue(), "record " + entry.getKey() + " appears once");
             }
         }
+    }
+
+    private static Properties groupConsumerProps(int port) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "crash-group");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return props;
+    }
+
+    /** A standalone consumer (assign, group id, generation -1) commits the given offsets synchronously. */
+    private static Map<TopicPartition, Long> commitOffsets(int port, Map<TopicPartition, Long> offsets) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(groupConsumerProps(port))) {
+            consumer.assign(offsets.keySet());
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commit = new java.util.HashMap<>();
+            offsets.forEach((tp, offset) -> commit.put(tp,
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset, "before-crash")));
+            consumer.commitSync(commit, Duration.ofSeconds(30));
+        }
+        return offsets;
+    }
+
+    private static Map<TopicPartition, Long> fetchCommitted(int port) {
+        Map<TopicPartition, Long> offsets = new java.util.HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(groupConsumerProps(port))) {
+            Set<TopicPartition> partitions = Set.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1));
+            consumer.committed(partitions, Duration.ofSeconds(30)).forEach((tp, committed) -> {
+                assertEquals("before-crash", committed.metadata());
+                offsets.put(tp, committed.offset());
+            });
+        }
+        return offsets;
     }
 
     private static void produceUntilStopped(int port, AtomicBoolean stop, Set<Long> acknowledged) {

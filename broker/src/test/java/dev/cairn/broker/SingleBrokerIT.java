@@ -135,6 +135,52 @@ class SingleBrokerIT {
     }
 
     @Test
+    void adminDescribesTopicsAndTheBrokerSurvivesHostileConnections() throws Exception {
+        // Garbage from other connections first: bad lengths, truncated frames, unknown APIs and versions.
+        List<byte[]> attacks = List.of(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfb},
+                new byte[] {0x7f, 0, 0, 0}, new byte[] {0, 0, 0, 8, 0x03, (byte) 0xe7, 0, 0, 0, 0, 0, 1},
+                new byte[] {0, 0, 0, 8, 0, 0, 0, 99, 0, 0, 0, 1}, new byte[] {0, 0, 0, 20, 0, 18});
+        List<java.net.Socket> idle = new ArrayList<>();
+        try {
+            for (int i = 0; i < 500; i++) {
+                idle.add(new java.net.Socket("127.0.0.1", broker.broker().kafkaPort()));
+            }
+            for (byte[] attack : attacks) {
+                try (java.net.Socket socket = new java.net.Socket("127.0.0.1", broker.broker().kafkaPort())) {
+                    socket.setSoTimeout(10_000);
+                    socket.getOutputStream().write(attack);
+                    socket.shutdownOutput();
+                    while (socket.getInputStream().read() != -1) {
+                        continue;
+                    }
+                }
+            }
+            Properties props = new Properties();
+            props.put("bootstrap.servers", broker.bootstrap());
+            try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("described", 4, (short) 1)))
+                        .all().get(60, TimeUnit.SECONDS);
+                var description = admin.describeTopics(List.of("described")).allTopicNames().get(60, TimeUnit.SECONDS)
+                        .get("described");
+                assertEquals(4, description.partitions().size());
+                for (var partition : description.partitions()) {
+                    assertEquals(1, partition.leader().id());
+                    assertEquals(1, partition.replicas().size());
+                    assertEquals(1, partition.isr().size());
+                }
+            }
+            try (KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+                assertEquals(0, producer.send(new ProducerRecord<>("described", 0, null, utf8("still serving")))
+                        .get(60, TimeUnit.SECONDS).offset());
+            }
+        } finally {
+            for (java.net.Socket socket : idle) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
     void compressedBatchesAndALargeRecordRoundTrip() throws Exception {
         for (String codec : List.of("gzip", "snappy", "lz4", "zstd")) {
             String topic = "codec-" + codec;

@@ -67,7 +67,8 @@ public final class ProduceHandler implements RequestHandler {
                     continue;
                 }
                 partitionResponses.add(produce(new TopicPartition(name, partition),
-                        partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs));
+                        partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs,
+                        validationFor(info)));
             }
             topicResponses.add(allOf(partitionResponses).thenApply(list -> new Struct(TopicProduceResponse.SCHEMA)
                     .set(TopicProduceResponse.NAME, name)
@@ -79,8 +80,14 @@ public final class ProduceHandler implements RequestHandler {
         return acks == 0 ? CompletableFuture.completedFuture(null) : response;
     }
 
+    /** The broker's validation settings with the topic's {@code max.message.bytes} override, if it has one. */
+    private BatchValidationConfig validationFor(TopicInfo topic) {
+        String override = topic.configs().get(TopicConfigs.MAX_MESSAGE_BYTES);
+        return override == null ? validation : validation.withMessageBytesMax(Integer.parseInt(override.trim()));
+    }
+
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,
-            long timeoutMs) {
+            long timeoutMs, BatchValidationConfig validation) {
         if (!(records instanceof ByteBufferRecords bytes)) {
             return CompletableFuture.completedFuture(error(tp.partition(), ErrorCode.INVALID_RECORD));
         }

@@ -35,6 +35,31 @@ public record LogConfig(int segmentBytes, long segmentMs, int indexIntervalBytes
                 FLUSH_INTERVAL_MESSAGES_DEFAULT, FLUSH_INTERVAL_MS_DEFAULT);
     }
 
+    /**
+     * This config with a topic's overrides applied, by Kafka's topic config names: {@code segment.bytes},
+     * {@code segment.ms}, {@code retention.ms}, {@code retention.bytes}. Other names are not log settings and
+     * are ignored here. Values were validated when the topic was created.
+     */
+    public LogConfig withTopicOverrides(java.util.Map<String, String> overrides) {
+        LogConfig config = this;
+        String segmentBytes = overrides.get("segment.bytes");
+        if (segmentBytes != null) {
+            config = config.withSegmentBytes(Math.toIntExact(Long.parseLong(segmentBytes.trim())));
+        }
+        String segmentMs = overrides.get("segment.ms");
+        if (segmentMs != null) {
+            config = config.withSegmentMs(Long.parseLong(segmentMs.trim()));
+        }
+        String retentionMs = overrides.get("retention.ms");
+        String retentionBytes = overrides.get("retention.bytes");
+        if (retentionMs != null || retentionBytes != null) {
+            long ms = retentionMs == null ? config.retentionMs() : Long.parseLong(retentionMs.trim());
+            long bytes = retentionBytes == null ? config.retentionBytes() : Long.parseLong(retentionBytes.trim());
+            config = config.withRetention(ms, bytes);
+        }
+        return config.validate();
+    }
+
     public LogConfig withSegmentBytes(int value) {
         return new LogConfig(value, segmentMs, indexIntervalBytes, segmentIndexBytes, retentionMs, retentionBytes,
                 flushIntervalMessages, flushIntervalMs);

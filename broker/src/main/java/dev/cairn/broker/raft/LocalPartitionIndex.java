@@ -18,13 +18,18 @@ import java.util.UUID;
  * starts, before the metadata group has replayed, so the mapping from group id to topic-partition must be on
  * local disk. An entry is written (atomically: temporary file, fsync, rename) before its group is added.
  *
- * <p>File {@code partition-groups.properties}: {@code <groupId>=<topicId> <partition> <topic>}.
+ * <p>File {@code partition-groups.properties}: {@code <groupId>=<topicId> <partition> <configs> <topic>}, where
+ * configs are the topic's overrides as base64 of {@code name=value} lines ({@code -} when none): the log needs
+ * them when Ratis recovers the group, before metadata has replayed.
  */
 public final class LocalPartitionIndex {
     private static final String FILE_NAME = "partition-groups.properties";
 
     /** One hosted partition group. */
-    public record Entry(UUID groupId, UUID topicId, int partition, String topic) {
+    public record Entry(UUID groupId, UUID topicId, int partition, String topic, Map<String, String> configs) {
+        public Entry {
+            configs = Map.copyOf(configs);
+        }
     }
 
     private final Path file;
@@ -38,13 +43,13 @@ public final class LocalPartitionIndex {
                 properties.load(reader);
             }
             for (String key : properties.stringPropertyNames()) {
-                String[] parts = properties.getProperty(key).split(" ", 3);
-                if (parts.length != 3) {
+                String[] parts = properties.getProperty(key).split(" ", 4);
+                if (parts.length != 4) {
                     throw new IOException(file + ": malformed entry " + key + "=" + properties.getProperty(key));
                 }
                 UUID groupId = UUID.fromString(key);
                 entries.put(groupId, new Entry(groupId, UUID.fromString(parts[0]), Integer.parseInt(parts[1]),
-                        parts[2]));
+                        parts[3], decodeConfigs(parts[2])));
             }
         }
     }
@@ -71,10 +76,35 @@ public final class LocalPartitionIndex {
         }
     }
 
+    private static String encodeConfigs(Map<String, String> configs) {
+        if (configs.isEmpty()) {
+            return "-";
+        }
+        StringBuilder lines = new StringBuilder();
+        new TreeMap<>(configs).forEach((name, value) -> lines.append(name).append('=').append(value).append('\n'));
+        return java.util.Base64.getEncoder().encodeToString(lines.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Map<String, String> decodeConfigs(String encoded) {
+        Map<String, String> configs = new TreeMap<>();
+        if (encoded.equals("-")) {
+            return configs;
+        }
+        String lines = new String(java.util.Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+        for (String line : lines.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                configs.put(line.substring(0, eq), line.substring(eq + 1));
+            }
+        }
+        return configs;
+    }
+
     private void save() throws IOException {
         Properties properties = new Properties();
         for (Entry e : entries.values()) {
-            properties.setProperty(e.groupId().toString(), e.topicId() + " " + e.partition() + " " + e.topic());
+            properties.setProperty(e.groupId().toString(), e.topicId() + " " + e.partition() + " "
+                    + encodeConfigs(e.configs()) + " " + e.topic());
         }
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
         try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {

@@ -117,8 +117,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 "Raft group " + gid + " is not in the local partition index"));
         TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
         PartitionStateMachine machine = new PartitionStateMachine(
-                () -> new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp), logConfig),
-                        offsets),
+                () -> new Partition(entry.topic(), entry.partition(),
+                        Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())), offsets),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
@@ -205,7 +205,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 if (host.hostsGroup(RaftGroupId.valueOf(gid))) {
                     continue;
                 }
-                index.put(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name()));
+                index.put(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name(), topic.configs()));
                 host.addGroup(RaftGroupId.valueOf(gid), peers(replicas));
                 LOG.info("hosting partition {}-{} (group {}, replicas {})", topic.name(), p, gid, replicas);
             }

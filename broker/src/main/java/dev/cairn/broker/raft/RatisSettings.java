@@ -82,7 +82,10 @@ public record RatisSettings(
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, logWriteBufferSize);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, APPENDER_BUFFER_BYTES_DEFAULT);
         RaftServerConfigKeys.Log.setPurgeGap(properties, purgeGap);
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+        // Purge only up to what every peer has committed (Ratis's default), not up to the snapshot: a partition
+        // snapshot holds offsets and producer state but no segment files, so a follower behind the purge point
+        // could not be caught up by installing it. Snapshot installation with segments is open work.
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, false);
         RaftServerConfigKeys.Log.setUseMemory(properties, useMemoryLog);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotAutoTriggerThreshold);
