@@ -426,12 +426,27 @@ public final class ProducerEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * When the sender must look again on its own: the end of a batch's linger or retry backoff. A batch that is
+     * due but was not drained is blocked (in-flight limits, no leader yet, broker backoff); a response notifies
+     * the lock when that changes, and the idle cap bounds the rest. Counting blocked batches as due would spin.
+     */
     private long nextWakeMs(long now) {
         long wake = now + SENDER_IDLE_WAIT_MS;
+        boolean force = flushesInProgress > 0 || closing;
         for (PartitionState state : partitions.values()) {
             ProducerBatch head = state.queued.peekFirst();
-            if (head != null) {
-                wake = Math.min(wake, Math.max(head.retryNotBeforeMs, head.createdMs + config.lingerMs()));
+            if (head == null) {
+                continue;
+            }
+            if (head.retryNotBeforeMs > now) {
+                wake = Math.min(wake, head.retryNotBeforeMs);
+                continue;
+            }
+            long lingerEndMs = head.createdMs + config.lingerMs();
+            boolean full = head.closed || state.queued.size() > 1;
+            if (lingerEndMs > now && !full && !force && head.baseSequence < 0) {
+                wake = Math.min(wake, lingerEndMs);
             }
         }
         return wake;
