@@ -178,8 +178,25 @@ public final class CairnConsumer implements AutoCloseable {
             if (!records.isEmpty() || waitMs <= 0) {
                 return records;
             }
-            awaitFetch(Math.min(waitMs, Math.max(1, backoffUntilMs - System.currentTimeMillis())));
+            awaitFetch(nextWaitMs(waitMs));
         }
+    }
+
+    /**
+     * How long poll waits for a fetch to complete before looking again: the whole remaining timeout while fetches
+     * are in flight (a completion ends the wait), but no longer than a retry backoff when nothing is in flight, so
+     * that a missing leader or an unreachable broker is retried within the poll.
+     */
+    private long nextWaitMs(long remainingMs) {
+        long now = System.currentTimeMillis();
+        long waitMs = remainingMs;
+        if (backoffUntilMs > now) {
+            waitMs = Math.min(waitMs, backoffUntilMs - now);
+        }
+        if (inFlight.isEmpty()) {
+            waitMs = Math.min(waitMs, Math.max(1, config.retryBackoffMs()));
+        }
+        return waitMs;
     }
 
     private void prepareFetching() {
