@@ -60,6 +60,8 @@ public final class Broker implements Closeable {
     /** How long start-up waits for the metadata group to accept this broker's registration. */
     public static final long REGISTRATION_WAIT_MS_MAX = 60_000;
     private static final long REGISTRATION_RETRY_MS = 200;
+    /** How long one leadership hand-over to a preferred replica may take. */
+    private static final long LEADERSHIP_TRANSFER_TIMEOUT_MS = 10_000;
     /** How often partition leaders check their in-sync replicas and publish changes. */
     private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
@@ -124,6 +126,11 @@ public final class Broker implements Closeable {
             register(cluster, config, server.port());
             timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+            if (config.autoLeaderRebalanceEnable()) {
+                long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
+                timer.scheduleWithFixedDelay(() -> cluster.balanceLeadership(LEADERSHIP_TRANSFER_TIMEOUT_MS),
+                        balanceMs, balanceMs, TimeUnit.MILLISECONDS);
+            }
             long interval = config.logRetentionCheckIntervalMs();
             timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);

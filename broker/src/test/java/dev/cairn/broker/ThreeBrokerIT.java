@@ -45,6 +45,7 @@ class ThreeBrokerIT {
     @TempDir
     Path dir;
     private final List<Broker> brokers = new ArrayList<>();
+    private final List<BrokerConfig> configs = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -66,7 +67,9 @@ class ThreeBrokerIT {
             settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
             settings.put("num.partitions", Integer.toString(PARTITIONS));
             settings.put("default.replication.factor", "3");
+            settings.put("leader.imbalance.check.interval.seconds", "1");
             BrokerConfig config = BrokerConfig.fromMap(settings);
+            configs.add(config);
             // A broker's start-up waits for a metadata majority, so all three start together.
             starting.add(CompletableFuture.supplyAsync(() -> {
                 try {
@@ -166,6 +169,23 @@ class ThreeBrokerIT {
         }
         assertTrue(leaders.size() >= 2, "leadership is spread: " + infos);
 
+        // The group's coordinator leads only some partitions: commits and reads go through each leader.
+        Properties groupProps = new Properties();
+        groupProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        groupProps.put(ConsumerConfig.GROUP_ID_CONFIG, "three-broker-group");
+        groupProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        groupProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commits = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            commits.put(new TopicPartition(TOPIC, p), new org.apache.kafka.clients.consumer.OffsetAndMetadata(
+                    100L + p, "m" + p));
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(groupProps)) {
+            consumer.assign(commits.keySet());
+            consumer.commitSync(commits, Duration.ofSeconds(60));
+            assertEquals(commits, consumer.committed(commits.keySet(), Duration.ofSeconds(60)));
+        }
+
         Broker stopped = brokers.remove(2);
         stopped.close();
         acknowledged.addAll(produce(30_000, 10_000));
@@ -175,5 +195,29 @@ class ThreeBrokerIT {
             assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " read exactly once");
         }
         assertEquals(acknowledged.size(), seen.size(), "nothing unacknowledged or duplicated appeared");
+
+        // The stopped broker comes back, rejoins its groups and catches up; balancing hands every partition
+        // back to its preferred leader, so no broker leads more than ceil(partitions / brokers) + 1 partitions.
+        brokers.add(Broker.start(configs.get(2)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        Map<Integer, Integer> leadCounts = new HashMap<>();
+        boolean preferred = false;
+        while (!preferred && System.nanoTime() < deadline) {
+            leadCounts.clear();
+            preferred = true;
+            for (PartitionInfo info : partitionsFor()) {
+                int leader = info.leader() == null ? -1 : info.leader().id();
+                leadCounts.merge(leader, 1, Integer::sum);
+                preferred &= leader == info.replicas()[0].id();
+            }
+            if (!preferred) {
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+        assertTrue(preferred, "every partition is led by its preferred replica after balancing: " + leadCounts);
+        int bound = (int) Math.ceil(PARTITIONS / 3.0) + 1;
+        for (int count : leadCounts.values()) {
+            assertTrue(count <= bound, "no broker leads more than " + bound + " partitions: " + leadCounts);
+        }
     }
 }

@@ -1,7 +1,6 @@
 package dev.cairn.broker.api;
 
 import dev.cairn.broker.cluster.BrokerInfo;
-import dev.cairn.broker.cluster.Leadership;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
@@ -76,7 +75,7 @@ public final class OffsetCommitHandler implements RequestHandler {
                 } else if (groupError != null) {
                     precheck = groupError;
                 } else {
-                    precheck = partitionError(new TopicPartition(name, index), partition);
+                    precheck = partitionError(partition);
                 }
                 if (precheck != null) {
                     partitionResponses.add(CompletableFuture.completedFuture(answer(index, precheck)));
@@ -86,7 +85,8 @@ public final class OffsetCommitHandler implements RequestHandler {
                         partition.get(OffsetCommitRequestPartition.COMMITTED_OFFSET),
                         partition.get(OffsetCommitRequestPartition.COMMITTED_LEADER_EPOCH),
                         partition.get(OffsetCommitRequestPartition.COMMITTED_METADATA), nowMs);
-                partitionResponses.add(partitions.submit(new TopicPartition(name, index), commit,
+                // The coordinator need not lead the partition: the commit goes through the partition's leader.
+                partitionResponses.add(partitions.submitViaLeader(new TopicPartition(name, index), commit,
                         OFFSET_COMMIT_TIMEOUT_MS).thenApply(result -> answer(index, errorOf(result))));
             }
             topicResponses.add(ProduceHandler.allOf(partitionResponses).thenApply(list ->
@@ -115,24 +115,12 @@ public final class OffsetCommitHandler implements RequestHandler {
         return null;
     }
 
-    private ErrorCode partitionError(TopicPartition tp, Struct partition) {
+    private static ErrorCode partitionError(Struct partition) {
         String committedMetadata = partition.get(OffsetCommitRequestPartition.COMMITTED_METADATA);
         if (committedMetadata != null && committedMetadata.length() > OFFSET_METADATA_CHARS_MAX) {
             return ErrorCode.OFFSET_METADATA_TOO_LARGE;
         }
-        return coordinatorErrorIfNotLeader(partitions.leadership(tp));
-    }
-
-    /**
-     * A coordinator error when this broker cannot write the partition's offsets: the group's partition has no
-     * leader yet (start-up, election), which the client waits out, or another broker leads it, which makes the
-     * client look for the coordinator again. Null when this broker is the ready leader.
-     */
-    static ErrorCode coordinatorErrorIfNotLeader(Leadership leadership) {
-        if (leadership.local()) {
-            return null;
-        }
-        return leadership.leaderId() < 0 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR;
+        return null;
     }
 
     /** Kafka's group coordinator mapping of log write failures to the errors consumers retry. */

@@ -6,8 +6,7 @@ import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
-import dev.cairn.broker.io.StorageException;
-import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.OffsetFetchRequest;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -39,6 +37,8 @@ public final class OffsetFetchHandler implements RequestHandler {
     static final int NO_LEADER_EPOCH = -1;
     /** What Kafka answers for "no metadata"; kafka-clients turns null into it as well. */
     static final String NO_METADATA = "";
+    /** How long one partition's offset read may take (Kafka's offsets.commit.timeout.ms, for symmetry). */
+    private static final long OFFSET_FETCH_TIMEOUT_MS = 5_000;
     /** The first version with a group-level error code. */
     private static final short GROUP_ERROR_MIN_VERSION = 2;
 
@@ -57,26 +57,76 @@ public final class OffsetFetchHandler implements RequestHandler {
         List<Struct> requested = body.get(OffsetFetchRequest.TOPICS);
         MetadataImage image = metadata.image();
         ErrorCode groupError = coordinatorError(groupId, image);
-        Map<String, List<Struct>> topics = new LinkedHashMap<>();
-        if (groupError == null) {
-            try {
-                groupError = requested == null ? allCommitted(groupId, image, topics)
-                        : fetch(groupId, requested, image, topics);
-            } catch (StorageException e) {
-                // Kafka's coordinator answers a storage failure with NOT_COORDINATOR, which the client retries.
-                groupError = ErrorCode.NOT_COORDINATOR;
-            }
-        }
         if (groupError != null) {
             return CompletableFuture.completedFuture(groupErrorResponse(request.apiVersion(), requested, groupError));
         }
-        List<Struct> topicResponses = new ArrayList<>();
-        for (Map.Entry<String, List<Struct>> topic : topics.entrySet()) {
-            topicResponses.add(new Struct(OffsetFetchResponseTopic.SCHEMA)
-                    .set(OffsetFetchResponseTopic.NAME, topic.getKey())
-                    .set(OffsetFetchResponseTopic.PARTITIONS, topic.getValue()));
+        // Each partition's offset is read from its leader, local or not; unknown partitions answer "none".
+        Map<String, List<CompletableFuture<Fetched>>> pending = new LinkedHashMap<>();
+        if (requested == null) {
+            for (TopicInfo topic : image.topics().values()) {
+                for (int p = 0; p < topic.partitionCount(); p++) {
+                    pending.computeIfAbsent(topic.name(), k -> new ArrayList<>())
+                            .add(read(groupId, new TopicPartition(topic.name(), p)));
+                }
+            }
+        } else {
+            for (Struct topic : requested) {
+                String name = topic.get(OffsetFetchRequestTopic.NAME);
+                TopicInfo info = image.topics().get(name);
+                List<CompletableFuture<Fetched>> answers = pending.computeIfAbsent(name, k -> new ArrayList<>());
+                for (int index : topic.get(OffsetFetchRequestTopic.PARTITION_INDEXES)) {
+                    answers.add(info == null || index < 0 || index >= info.partitionCount()
+                            ? CompletableFuture.completedFuture(new Fetched(index, NO_OFFSET, NO_METADATA, null))
+                            : read(groupId, new TopicPartition(name, index)));
+                }
+            }
         }
-        return CompletableFuture.completedFuture(response(topicResponses, ErrorCode.NONE));
+        List<CompletableFuture<Fetched>> all = new ArrayList<>();
+        pending.values().forEach(all::addAll);
+        return ProduceHandler.allOf(all).thenApply(ignored -> assemble(request.apiVersion(), requested, pending));
+    }
+
+    /** One partition's answer, or the group-level error its read ran into. */
+    private record Fetched(int partition, long offset, String metadata, ErrorCode error) {
+    }
+
+    private CompletableFuture<Fetched> read(String groupId, TopicPartition tp) {
+        return partitions.committedOffset(tp, groupId, OFFSET_FETCH_TIMEOUT_MS).thenApply(result -> {
+            if (result instanceof Result.OffsetFetched fetched) {
+                return new Fetched(tp.partition(), fetched.offset(),
+                        fetched.metadata() == null ? NO_METADATA : fetched.metadata(), null);
+            }
+            ErrorCode error = result instanceof Result.Rejected rejected
+                    ? OffsetCommitHandler.errorOf(rejected) : ErrorCode.UNKNOWN_SERVER_ERROR;
+            // Consumers retry group-level coordinator errors only: every failure becomes one of those.
+            return new Fetched(tp.partition(), NO_OFFSET, NO_METADATA,
+                    error == ErrorCode.NONE ? ErrorCode.COORDINATOR_NOT_AVAILABLE : error);
+        });
+    }
+
+    private static Struct assemble(short version, List<Struct> requested,
+            Map<String, List<CompletableFuture<Fetched>>> pending) {
+        List<Struct> topicResponses = new ArrayList<>();
+        for (Map.Entry<String, List<CompletableFuture<Fetched>>> topic : pending.entrySet()) {
+            List<Struct> answers = new ArrayList<>();
+            for (CompletableFuture<Fetched> future : topic.getValue()) {
+                Fetched fetched = future.join();
+                if (fetched.error() != null) {
+                    return groupErrorResponse(version, requested, fetched.error());
+                }
+                // Asked for everything (null topics): only partitions with a committed offset are listed.
+                if (requested == null && fetched.offset() == NO_OFFSET) {
+                    continue;
+                }
+                answers.add(answer(fetched.partition(), fetched.offset(), fetched.metadata(), ErrorCode.NONE));
+            }
+            if (requested != null || !answers.isEmpty()) {
+                topicResponses.add(new Struct(OffsetFetchResponseTopic.SCHEMA)
+                        .set(OffsetFetchResponseTopic.NAME, topic.getKey())
+                        .set(OffsetFetchResponseTopic.PARTITIONS, answers));
+            }
+        }
+        return response(topicResponses, ErrorCode.NONE);
     }
 
     /** The group-level error when this broker cannot answer for the group at all, else null. */
@@ -89,62 +139,6 @@ public final class OffsetFetchHandler implements RequestHandler {
             return ErrorCode.NOT_COORDINATOR;
         }
         return null;
-    }
-
-    /** Adds the requested partitions' answers to {@code topics}; returns a group-level error, or null. */
-    private ErrorCode fetch(String groupId, List<Struct> requested, MetadataImage image,
-            Map<String, List<Struct>> topics) {
-        for (Struct topic : requested) {
-            String name = topic.get(OffsetFetchRequestTopic.NAME);
-            TopicInfo info = image.topics().get(name);
-            List<Struct> answers = topics.computeIfAbsent(name, key -> new ArrayList<>());
-            for (int index : topic.get(OffsetFetchRequestTopic.PARTITION_INDEXES)) {
-                if (info == null || index < 0 || index >= info.partitionCount()) {
-                    answers.add(answer(index, NO_OFFSET, NO_METADATA, ErrorCode.NONE));
-                    continue;
-                }
-                TopicPartition tp = new TopicPartition(name, index);
-                Partition replica = partitions.leaderReplica(tp).orElse(null);
-                if (replica == null) {
-                    return notLeaderError(tp);
-                }
-                answers.add(committed(groupId, replica).orElse(answer(index, NO_OFFSET, NO_METADATA,
-                        ErrorCode.NONE)));
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Adds every partition with an offset committed by the group to {@code topics}, in topic name order; returns
-     * a group-level error, or null.
-     */
-    private ErrorCode allCommitted(String groupId, MetadataImage image, Map<String, List<Struct>> topics) {
-        for (TopicInfo topic : image.topics().values()) {
-            for (int p = 0; p < topic.partitionCount(); p++) {
-                TopicPartition tp = new TopicPartition(topic.name(), p);
-                Partition replica = partitions.leaderReplica(tp).orElse(null);
-                if (replica == null) {
-                    return notLeaderError(tp);
-                }
-                Optional<Struct> answer = committed(groupId, replica);
-                if (answer.isPresent()) {
-                    topics.computeIfAbsent(topic.name(), key -> new ArrayList<>()).add(answer.get());
-                }
-            }
-        }
-        return null;
-    }
-
-    private ErrorCode notLeaderError(TopicPartition tp) {
-        ErrorCode error = OffsetCommitHandler.coordinatorErrorIfNotLeader(partitions.leadership(tp));
-        // Leading but not ready (the replica is still loading) is a load in progress as well.
-        return error != null ? error : ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
-    }
-
-    private static Optional<Struct> committed(String groupId, Partition replica) {
-        return replica.committedOffset(groupId).map(offset -> answer(replica.partition(), offset.offset(),
-                offset.metadata() == null ? NO_METADATA : offset.metadata(), ErrorCode.NONE));
     }
 
     private static Struct groupErrorResponse(short version, List<Struct> requested, ErrorCode error) {

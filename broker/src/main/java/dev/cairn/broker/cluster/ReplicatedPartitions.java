@@ -21,6 +21,19 @@ public interface ReplicatedPartitions {
      */
     CompletableFuture<Result> submit(TopicPartition partition, Command command, long timeoutMs);
 
+    /**
+     * Replicates {@code command} through the partition's group from any broker: directly when this broker leads
+     * it, otherwise through a Raft client that finds the leader (offset commits reach the group coordinator,
+     * which need not lead every partition). Never completes exceptionally; failures are as for {@link #submit}.
+     */
+    CompletableFuture<Result> submitViaLeader(TopicPartition partition, Command command, long timeoutMs);
+
+    /**
+     * A group's committed offset for the partition, read from the partition leader's applied state, from any
+     * broker: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected}.
+     */
+    CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, long timeoutMs);
+
     /** This broker's replica when it is the partition's ready leader and the replica is healthy. */
     Optional<Partition> leaderReplica(TopicPartition partition);
 

@@ -38,6 +38,8 @@ public record BrokerConfig(
         int socketRequestMaxBytes,
         int maxConnections,
         long replicaLagTimeMaxMs,
+        boolean autoLeaderRebalanceEnable,
+        long leaderImbalanceCheckIntervalSeconds,
         long messageTimestampBeforeMaxMs,
         long messageTimestampAfterMaxMs) {
 
@@ -81,6 +83,11 @@ public record BrokerConfig(
             Limits.CONNECTIONS_MAX, "Open client connections; further ones are closed at once.");
     public static final ConfigKey<Long> REPLICA_LAG_TIME_MAX_MS = longKey("replica.lag.time.max.ms", 30_000L, 100,
             Long.MAX_VALUE, "A follower not caught up with its leader for this long leaves the in-sync replicas.");
+    public static final ConfigKey<Boolean> AUTO_LEADER_REBALANCE_ENABLE = boolKey("auto.leader.rebalance.enable",
+            true, "Hand partition leadership back to preferred replicas that are in sync.");
+    public static final ConfigKey<Long> LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS = longKey(
+            "leader.imbalance.check.interval.seconds", 300, 1, Long.MAX_VALUE / 1000,
+            "How often each broker checks whether it leads partitions whose preferred leader is in sync.");
     public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = longKey(
             "message.timestamp.before.max.ms", Long.MAX_VALUE, 0, Long.MAX_VALUE,
             "Reject batches whose timestamps lie further in the past (INVALID_TIMESTAMP).");
@@ -94,7 +101,7 @@ public record BrokerConfig(
             LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
-            REPLICA_LAG_TIME_MAX_MS,
+            REPLICA_LAG_TIME_MAX_MS, AUTO_LEADER_REBALANCE_ENABLE, LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS);
 
     public BrokerConfig {
@@ -151,6 +158,8 @@ public record BrokerConfig(
                 SOCKET_REQUEST_MAX_BYTES.parse(text.get(SOCKET_REQUEST_MAX_BYTES.name())),
                 MAX_CONNECTIONS.parse(text.get(MAX_CONNECTIONS.name())),
                 REPLICA_LAG_TIME_MAX_MS.parse(text.get(REPLICA_LAG_TIME_MAX_MS.name())),
+                AUTO_LEADER_REBALANCE_ENABLE.parse(text.get(AUTO_LEADER_REBALANCE_ENABLE.name())),
+                LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.parse(text.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.name())),
                 MESSAGE_TIMESTAMP_BEFORE_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS.name())),
                 MESSAGE_TIMESTAMP_AFTER_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS.name())));
         config.validate();

@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
  *   Rejected   (2): errorCode i16, message str
  *   Committed  (3): (empty)
  *   Retained   (4): logStartOffset i64, segmentsDeleted i32
+ *   Fetched    (5): offset i64, metadata str
+ * query    = formatVersion u8 (1), type u8 (1 = committed offset), groupId str
  * str      = length i32 (-1 = null), UTF-8 bytes
  * </pre>
  *
@@ -35,6 +37,8 @@ public final class CommandCodec {
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
     private static final byte RETAINED = 4;
+    private static final byte FETCHED = 5;
+    private static final byte QUERY_COMMITTED_OFFSET = 1;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
 
@@ -107,6 +111,13 @@ public final class CommandCodec {
         if (result instanceof Result.OffsetCommitted) {
             return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(COMMITTED).flip();
         }
+        if (result instanceof Result.OffsetFetched f) {
+            byte[] metadata = utf8(f.metadata());
+            ByteBuffer out = ByteBuffer.allocate(2 + 8 + stringSize(metadata));
+            out.put(FORMAT_VERSION).put(FETCHED).putLong(f.offset());
+            putString(out, metadata);
+            return out.flip();
+        }
         if (result instanceof Result.Retained r) {
             return ByteBuffer.allocate(2 + 8 + 4).put(FORMAT_VERSION).put(RETAINED).putLong(r.logStartOffset())
                     .putInt(r.segmentsDeleted()).flip();
@@ -128,11 +139,37 @@ public final class CommandCodec {
                     return Result.OFFSET_COMMITTED;
                 case RETAINED:
                     return new Result.Retained(in.getLong(), in.getInt());
+                case FETCHED:
+                    return new Result.OffsetFetched(in.getLong(), getString(in));
                 default:
                     throw new CommandFormatException("unknown partition result type " + type);
             }
         } catch (BufferUnderflowException e) {
             throw new CommandFormatException("partition result truncated");
+        }
+    }
+
+    /** A read-only query for a group's committed offset, answered by the partition's state machine. */
+    public static ByteBuffer encodeCommittedOffsetQuery(String groupId) {
+        byte[] group = utf8(groupId);
+        ByteBuffer out = ByteBuffer.allocate(2 + stringSize(group));
+        out.put(FORMAT_VERSION).put(QUERY_COMMITTED_OFFSET);
+        putString(out, group);
+        return out.flip();
+    }
+
+    /** The group id of a committed-offset query. Malformed bytes: CommandFormatException. */
+    public static String decodeCommittedOffsetQuery(ByteBuffer bytes) {
+        ByteBuffer in = bytes.duplicate();
+        try {
+            checkVersion(in);
+            byte type = in.get();
+            if (type != QUERY_COMMITTED_OFFSET) {
+                throw new CommandFormatException("unknown partition query type " + type);
+            }
+            return getString(in);
+        } catch (BufferUnderflowException e) {
+            throw new CommandFormatException("partition query truncated");
         }
     }
 

@@ -21,6 +21,10 @@ public sealed interface Result {
     record OffsetCommitted() implements Result {
     }
 
+    /** A group's committed offset read through the partition's group; offset -1 when it has none. */
+    record OffsetFetched(long offset, String metadata) implements Result {
+    }
+
     /** Retention ran; the log now starts at {@code logStartOffset}. */
     record Retained(long logStartOffset, int segmentsDeleted) implements Result {
     }

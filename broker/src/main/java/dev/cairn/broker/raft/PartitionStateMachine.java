@@ -142,6 +142,27 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
+    /** Read-only queries (a group's committed offset), answered from applied state on the group's leader. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        Partition p = partition;
+        if (p == null || offline != null) {
+            return CompletableFuture.failedFuture(new StateMachineException("partition not available"));
+        }
+        Result result;
+        try {
+            String groupId = CommandCodec.decodeCommittedOffsetQuery(request.getContent().asReadOnlyByteBuffer());
+            result = p.committedOffset(groupId).<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
+                    .orElse(new Result.OffsetFetched(-1, null));
+        } catch (CommandFormatException e) {
+            result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
+        } catch (StorageException e) {
+            result = new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, e.getMessage());
+        }
+        return CompletableFuture.completedFuture(
+                Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));
+    }
+
     @Override
     public long takeSnapshot() throws IOException {
         if (offline != null) {

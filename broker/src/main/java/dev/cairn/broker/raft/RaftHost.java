@@ -105,6 +105,17 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** Asks this server, the group's leader, to hand leadership to {@code newLeaderNodeId}; true on success. */
+    public CompletableFuture<Boolean> transferLeadership(RaftGroupId groupId, String newLeaderNodeId, long timeoutMs) {
+        try {
+            var request = new org.apache.ratis.protocol.TransferLeadershipRequest(clientId, selfId, groupId,
+                    callIds.incrementAndGet(), RaftPeerId.valueOf(newLeaderNodeId), timeoutMs);
+            return server.transferLeadershipAsync(request).handle((reply, error) -> error == null && reply.isSuccess());
+        } catch (IOException e) {
+            return CompletableFuture.completedFuture(false);
+        }
+    }
+
     /** The leader's view of its followers, or empty when this server does not lead the group. */
     public Optional<ReplicationStatus> replicationStatus(RaftGroupId groupId) {
         try {

@@ -62,6 +62,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
+    private static final int CLIENT_RETRIES_MAX = 20;
+    private static final long CLIENT_RETRY_SLEEP_MS = 100;
     /** How long shutdown waits for a reconciliation in progress. */
     private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
@@ -83,6 +86,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, Map<String, Long>> lastCaughtUpMs = new ConcurrentHashMap<>();
     private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
     private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
+    private final Set<UUID> transfersInFlight = ConcurrentHashMap.newKeySet();
+    /** Raft clients for partition groups this broker reaches without leading them (commits, offset reads). */
+    private final Map<UUID, RaftClient> groupClients = new ConcurrentHashMap<>();
+    private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cairn-reconciler");
         thread.setDaemon(true);
@@ -107,8 +114,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
+        this.clientProperties = settings.toProperties();
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
-                .setProperties(settings.toProperties()).build();
+                .setProperties(clientProperties).build();
     }
 
     private StateMachine newPartitionStateMachine(RaftGroupId groupId) {
@@ -307,6 +315,71 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     @Override
+    public CompletableFuture<Result> submitViaLeader(TopicPartition tp, Command command, long timeoutMs) {
+        if (leadership(tp).local()) {
+            return submit(tp, command, timeoutMs);
+        }
+        Optional<RaftClient> client = groupClient(tp);
+        if (client.isEmpty()) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                    tp + " is not in metadata"));
+        }
+        Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(command)));
+        return client.get().async().send(message).orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((reply, error) -> clientResult(tp, reply, error));
+    }
+
+    @Override
+    public CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
+        Optional<Partition> local = leaderReplica(tp);
+        if (local.isPresent()) {
+            try {
+                return CompletableFuture.completedFuture(local.get().committedOffset(groupId)
+                        .<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
+                        .orElse(new Result.OffsetFetched(-1, null)));
+            } catch (StorageException e) {
+                return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR,
+                        e.getMessage()));
+            }
+        }
+        Optional<RaftClient> client = groupClient(tp);
+        if (client.isEmpty()) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                    tp + " is not in metadata"));
+        }
+        Message query = Message.valueOf(UnsafeByteOperations.unsafeWrap(
+                CommandCodec.encodeCommittedOffsetQuery(groupId)));
+        return client.get().async().sendReadOnly(query).orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((reply, error) -> clientResult(tp, reply, error));
+    }
+
+    private static Result clientResult(TopicPartition tp, org.apache.ratis.protocol.RaftClientReply reply,
+            Throwable error) {
+        if (error != null || reply == null || !reply.isSuccess()) {
+            Object cause = error != null ? error : reply == null ? "no reply" : reply.getException();
+            return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": through the leader failed: " + cause);
+        }
+        return CommandCodec.decodeResult(reply.getMessage().getContent().asReadOnlyByteBuffer());
+    }
+
+    /** A client for the partition's group, built from its replicas in metadata, cached per group. */
+    private Optional<RaftClient> groupClient(TopicPartition tp) {
+        Optional<TopicInfo> topic = metadata.image().topic(tp.topic());
+        if (topic.isEmpty() || tp.partition() < 0 || tp.partition() >= topic.get().partitionCount()) {
+            return Optional.empty();
+        }
+        UUID gid = PartitionGroups.groupId(topic.get().topicId(), tp.partition());
+        List<Integer> replicas = topic.get().replicas().get(tp.partition());
+        return Optional.of(groupClients.computeIfAbsent(gid, id -> RaftClient.newBuilder()
+                .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(id), peers(replicas)))
+                .setProperties(clientProperties)
+                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        CLIENT_RETRIES_MAX, org.apache.ratis.util.TimeDuration.valueOf(CLIENT_RETRY_SLEEP_MS,
+                                TimeUnit.MILLISECONDS)))
+                .build()));
+    }
+
+    @Override
     public Optional<Partition> leaderReplica(TopicPartition tp) {
         UUID gid = groupsByPartition.get(tp);
         if (gid == null) {
@@ -393,6 +466,35 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /**
+     * Preferred-leader balancing: for each partition this broker leads although another replica is its
+     * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
+     * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
+     */
+    public void balanceLeadership(long transferTimeoutMs) {
+        MetadataImage image = metadata.image();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)) {
+                continue;
+            }
+            int preferred = topic.get().replicas().get(entry.partition()).get(0);
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            Optional<PartitionState> state = image.partitionState(tp);
+            if (preferred == nodeId || state.isEmpty() || state.get().leaderId() != nodeId
+                    || !state.get().isr().contains(preferred) || !transfersInFlight.add(entry.groupId())) {
+                continue;
+            }
+            host.transferLeadership(groupId, Integer.toString(preferred), transferTimeoutMs).thenAccept(done -> {
+                transfersInFlight.remove(entry.groupId());
+                if (done) {
+                    LOG.info("{}: leadership handed to its preferred replica {}", tp, preferred);
+                }
+            });
+        }
+    }
+
+    /**
      * Submits retention to every partition this broker leads. Retention is a replicated command so that every
      * replica deletes the same segments at the same point of its log.
      */
@@ -424,6 +526,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (RaftClient client : groupClients.values()) {
+            client.close();
         }
         metadataClient.close();
         host.close();

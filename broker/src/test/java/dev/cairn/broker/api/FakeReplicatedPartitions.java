@@ -78,6 +78,33 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
         return CompletableFuture.completedFuture(apply(tp, command));
     }
 
+    /**
+     * Like {@link #submit} when the partition is led here. A partition led elsewhere has no replica in this fake,
+     * so the call through its leader is answered as the real one answers an unreachable leader.
+     */
+    @Override
+    public synchronized CompletableFuture<Result> submitViaLeader(TopicPartition tp, Command command,
+            long timeoutMs) {
+        if (leadership(tp).local()) {
+            return submit(tp, command, timeoutMs);
+        }
+        submitted.add(command);
+        return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT,
+                tp + ": leader unreachable"));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
+        Optional<Partition> replica = leaderReplica(tp);
+        if (replica.isEmpty()) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT,
+                    tp + ": leader unreachable"));
+        }
+        return CompletableFuture.completedFuture(replica.get().committedOffset(groupId)
+                .<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
+                .orElse(new Result.OffsetFetched(-1, null)));
+    }
+
     @Override
     public synchronized Optional<Partition> leaderReplica(TopicPartition tp) {
         return leadership(tp).local() ? Optional.ofNullable(replicas.get(tp)) : Optional.empty();

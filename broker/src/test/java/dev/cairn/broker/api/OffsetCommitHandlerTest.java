@@ -156,14 +156,15 @@ class OffsetCommitHandlerTest {
     }
 
     @Test
-    void aPartitionLedElsewhereIsNotCoordinatedHereAndOneWithoutLeaderIsStillLoading() {
+    void aCommitToAPartitionLedElsewhereGoesThroughItsLeaderAndAnUnreachableOneIsRetriable() {
         partitions.ledElsewhere(ORDERS_0, 2);
         Struct response = commit(7, commitRequest("app", -1, "", topic("orders", partition(0, 1, -1, ""))));
-        assertEquals(codes(ErrorCode.NOT_COORDINATOR), errors(response));
+        assertEquals(codes(ErrorCode.COORDINATOR_NOT_AVAILABLE), errors(response));
+        assertEquals(1, partitions.submitted().size(), "the commit was sent towards the partition's leader");
         Struct loading = call(new OffsetCommitHandler(metadata, new FakeReplicatedPartitions(), () -> NOW_MS),
                 request(ApiKey.OFFSET_COMMIT, 7, commitRequest("app", -1, "", topic("orders",
                         partition(0, 1, -1, "")))));
-        assertEquals(codes(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS), errors(loading));
+        assertEquals(codes(ErrorCode.COORDINATOR_NOT_AVAILABLE), errors(loading));
     }
 
     @Test

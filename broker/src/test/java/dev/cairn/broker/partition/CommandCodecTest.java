@@ -31,9 +31,18 @@ class CommandCodecTest {
     void resultsRoundTrip() {
         for (Result result : List.of(new Result.Appended(10, 14, -1, 0, false),
                 new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
-                Result.OFFSET_COMMITTED, new Result.Retained(100, 2))) {
+                Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m"),
+                new Result.OffsetFetched(-1, null))) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
+    }
+
+    @Test
+    void committedOffsetQueriesRoundTrip() {
+        assertEquals("group-ü", CommandCodec.decodeCommittedOffsetQuery(CommandCodec.encodeCommittedOffsetQuery(
+                "group-ü")));
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommittedOffsetQuery(
+                ByteBuffer.wrap(new byte[] {1, 9})));
     }
 
     @Test

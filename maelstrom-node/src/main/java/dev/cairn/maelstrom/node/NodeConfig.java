@@ -1,0 +1,106 @@
+package dev.cairn.maelstrom.node;
+
+import java.util.List;
+
+/**
+ * The node's tunables, from its command line (the arguments after {@code --bin} under Maelstrom). Every timeout
+ * is in milliseconds and every one has a named default here.
+ *
+ * @param partitions              partitions of the one topic, each a Raft group over all nodes
+ * @param electionTimeoutMinMs    Raft election timeout range: 1-2 s, since the nodes are JVMs sharing a host
+ *                                (GC pauses would cause needless elections; ratis.md B.2 rule 8)
+ * @param electionTimeoutMaxMs    upper end of that range
+ * @param raftRequestTimeoutMs    how long one node-to-node Raft request waits for its reply before it counts as
+ *                                lost (Maelstrom partitions drop messages silently)
+ * @param appenderBufferBytes     bytes of log entries per AppendEntries request (Maelstrom journals every message)
+ * @param clientDeadlineMs        every client request is answered within this long of its arrival, with an
+ *                                indefinite error when its outcome is still unknown (Maelstrom's client gives up
+ *                                after 5 s and then closes the client; maelstrom.md 2.4)
+ * @param unsafeAckBeforeCommit   deliberately broken: the leader acknowledges a send with a predicted offset
+ *                                before Raft commits it (used only to show that the harness catches it)
+ */
+public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
+        long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit) {
+
+    public static final int PARTITIONS_DEFAULT = 2;
+    public static final int PARTITIONS_MAX = 64;
+    public static final long ELECTION_TIMEOUT_MIN_MS_DEFAULT = 1_000;
+    public static final long ELECTION_TIMEOUT_MAX_MS_DEFAULT = 2_000;
+    public static final long RAFT_REQUEST_TIMEOUT_MS_DEFAULT = 1_500;
+    public static final int APPENDER_BUFFER_BYTES_DEFAULT = 32 * 1024;
+    public static final long CLIENT_DEADLINE_MS_DEFAULT = 3_500;
+    /** Maelstrom's client RPC timeout; the deadline must leave room below it. */
+    public static final long MAELSTROM_CLIENT_TIMEOUT_MS = 5_000;
+
+    public static NodeConfig defaults() {
+        return new NodeConfig(PARTITIONS_DEFAULT, ELECTION_TIMEOUT_MIN_MS_DEFAULT, ELECTION_TIMEOUT_MAX_MS_DEFAULT,
+                RAFT_REQUEST_TIMEOUT_MS_DEFAULT, APPENDER_BUFFER_BYTES_DEFAULT, CLIENT_DEADLINE_MS_DEFAULT, false);
+    }
+
+    /** Checks the values and how they relate; the message names both sides. */
+    public NodeConfig validate() {
+        require(partitions >= 1 && partitions <= PARTITIONS_MAX, "partitions " + partitions + " outside [1, "
+                + PARTITIONS_MAX + "]");
+        require(electionTimeoutMinMs > 0 && electionTimeoutMinMs < electionTimeoutMaxMs, "election timeout min "
+                + electionTimeoutMinMs + " ms must be positive and below max " + electionTimeoutMaxMs + " ms");
+        require(raftRequestTimeoutMs > 0, "raft request timeout " + raftRequestTimeoutMs + " ms must be positive");
+        require(appenderBufferBytes >= 1024, "appender buffer " + appenderBufferBytes + " bytes is below 1024");
+        require(clientDeadlineMs > 0 && clientDeadlineMs < MAELSTROM_CLIENT_TIMEOUT_MS, "client deadline "
+                + clientDeadlineMs + " ms must be positive and below Maelstrom's client timeout "
+                + MAELSTROM_CLIENT_TIMEOUT_MS + " ms");
+        return this;
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /**
+     * Parses {@code --partitions N}, {@code --election-timeout-ms MIN MAX}, {@code --raft-request-timeout-ms N},
+     * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N} and {@code --unsafe-ack-before-commit}.
+     */
+    public static NodeConfig parse(List<String> args) {
+        NodeConfig c = defaults();
+        for (int i = 0; i < args.size(); i++) {
+            String flag = args.get(i);
+            switch (flag) {
+                case "--partitions" -> c = new NodeConfig(intArg(args, ++i, flag), c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
+                        c.unsafeAckBeforeCommit);
+                case "--election-timeout-ms" -> {
+                    long min = intArg(args, ++i, flag);
+                    long max = intArg(args, ++i, flag);
+                    c = new NodeConfig(c.partitions, min, max, c.raftRequestTimeoutMs, c.appenderBufferBytes,
+                            c.clientDeadlineMs, c.unsafeAckBeforeCommit);
+                }
+                case "--raft-request-timeout-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, intArg(args, ++i, flag), c.appenderBufferBytes, c.clientDeadlineMs,
+                        c.unsafeAckBeforeCommit);
+                case "--appender-buffer-bytes" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, intArg(args, ++i, flag), c.clientDeadlineMs,
+                        c.unsafeAckBeforeCommit);
+                case "--client-deadline-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes,
+                        intArg(args, ++i, flag), c.unsafeAckBeforeCommit);
+                case "--unsafe-ack-before-commit" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
+                        true);
+                default -> throw new IllegalArgumentException("unknown argument " + flag);
+            }
+        }
+        return c.validate();
+    }
+
+    private static int intArg(List<String> args, int i, String flag) {
+        if (i >= args.size()) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        try {
+            return Integer.parseInt(args.get(i));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs an integer, not " + args.get(i), e);
+        }
+    }
+}

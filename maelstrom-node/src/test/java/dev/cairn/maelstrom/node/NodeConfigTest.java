@@ -1,0 +1,39 @@
+package dev.cairn.maelstrom.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeConfigTest {
+
+    @Test
+    void defaultsAreValidAndSafe() {
+        NodeConfig config = NodeConfig.parse(List.of());
+        assertEquals(NodeConfig.defaults(), config);
+        assertFalse(config.unsafeAckBeforeCommit());
+        assertTrue(config.clientDeadlineMs() < NodeConfig.MAELSTROM_CLIENT_TIMEOUT_MS);
+    }
+
+    @Test
+    void parsesEveryFlag() {
+        NodeConfig config = NodeConfig.parse(List.of("--partitions", "5", "--election-timeout-ms", "500", "900",
+                "--raft-request-timeout-ms", "700", "--appender-buffer-bytes", "4096", "--client-deadline-ms", "3000",
+                "--unsafe-ack-before-commit"));
+        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true), config);
+    }
+
+    @Test
+    void rejectsValuesThatBreakTheProtocolOrEachOther() {
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--partitions", "0")));
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--client-deadline-ms", "5000")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NodeConfig.parse(List.of("--election-timeout-ms", "900", "500")));
+        assertTrue(e.getMessage().contains("900") && e.getMessage().contains("500"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--partitions")));
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--bogus")));
+    }
+}
