@@ -5,22 +5,30 @@ import dev.cairn.broker.api.ApiVersionsHandler;
 import dev.cairn.broker.api.CreateTopicsHandler;
 import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
+import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
 import dev.cairn.broker.api.FindCoordinatorHandler;
+import dev.cairn.broker.api.HeartbeatHandler;
 import dev.cairn.broker.api.InitProducerIdHandler;
+import dev.cairn.broker.api.JoinGroupHandler;
+import dev.cairn.broker.api.LeaveGroupHandler;
+import dev.cairn.broker.api.ListGroupsHandler;
 import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
 import dev.cairn.broker.api.OffsetCommitHandler;
 import dev.cairn.broker.api.OffsetFetchHandler;
 import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
+import dev.cairn.broker.api.SyncGroupHandler;
 import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.RaftVoter;
+import dev.cairn.broker.group.GroupConfig;
+import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.io.NioFileIo;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.net.KafkaServer;
@@ -43,6 +51,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,6 +75,11 @@ public final class Broker implements Closeable {
     private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
+    /**
+     * How often the group coordinator enforces session, rebalance and sync deadlines: the precision of those
+     * timeouts, small next to the smallest session timeout allowed.
+     */
+    static final long GROUP_TICK_INTERVAL_MS = 100;
 
     private final BrokerConfig config;
     private final RatisCluster cluster;
@@ -119,7 +133,8 @@ public final class Broker implements Closeable {
         KafkaServer server = null;
         try {
             cluster.start();
-            RequestHandler handler = handlers(config, cluster, timer, clusterId);
+            GroupCoordinator groups = groupCoordinator(config, cluster);
+            RequestHandler handler = handlers(config, cluster, timer, clusterId, groups);
             server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
@@ -134,6 +149,8 @@ public final class Broker implements Closeable {
             long interval = config.logRetentionCheckIntervalMs();
             timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
+            timer.scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()), GROUP_TICK_INTERVAL_MS,
+                    GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (server != null) {
                 server.close();
@@ -147,8 +164,25 @@ public final class Broker implements Closeable {
         return new Broker(config, cluster, timer, server);
     }
 
+    /**
+     * The group coordinator, coordinating the groups whose id maps to this broker. Its state is in memory and this
+     * broker's alone: a new coordinator starts a group empty and the members rejoin.
+     */
+    private static GroupCoordinator groupCoordinator(BrokerConfig config, RatisCluster cluster) {
+        GroupConfig groupConfig = new GroupConfig(config.groupMinSessionTimeoutMs(),
+                config.groupMaxSessionTimeoutMs(), config.groupInitialRebalanceDelayMs(), config.groupMaxSize());
+        return new GroupCoordinator(groupConfig, () -> UUID.randomUUID().toString(),
+                groupId -> isCoordinator(groupId, cluster.image().brokers(), config.nodeId()));
+    }
+
+    /** Whether {@code nodeId} coordinates {@code groupId}: the broker FindCoordinator names for it. */
+    private static boolean isCoordinator(String groupId, SortedMap<Integer, BrokerInfo> brokers, int nodeId) {
+        BrokerInfo coordinator = FindCoordinatorHandler.coordinatorFor(groupId, brokers);
+        return coordinator != null && coordinator.nodeId() == nodeId;
+    }
+
     private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer,
-            String clusterId) {
+            String clusterId, GroupCoordinator groups) {
         TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID);
         FetchWaiter waiter = new FetchWaiter(timer);
         cluster.onAppend(waiter::onAppend);
@@ -160,9 +194,16 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
+        handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
+        handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));
+        handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups, System::currentTimeMillis));
+        handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups));
+        handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
-        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, System::currentTimeMillis));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, groups,
+                System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
         handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,

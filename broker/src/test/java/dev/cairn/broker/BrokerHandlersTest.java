@@ -57,8 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The handlers registered in {@link Broker} against unmodified kafka-clients 4.4 on one real broker (kafka-protocol.md
- * A.1 consumer flow "assign + commitSync", Admin routing): the producer and an assign()-based consumer work although
- * the group-membership APIs are not advertised, and Admin creates, describes and deletes topics.
+ * A.1 consumer flow "assign + commitSync", Admin routing): the producer and an assign()-based consumer work, ApiVersions
+ * lists exactly the registered APIs, and Admin creates, describes and deletes topics.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BrokerHandlersTest {
@@ -103,7 +103,7 @@ class BrokerHandlersTest {
     }
 
     @Test
-    void apiVersionsAdvertisesExactlyTheRegisteredHandlersAndNoGroupMembershipApis() throws IOException {
+    void apiVersionsAdvertisesExactlyTheRegisteredHandlers() throws IOException {
         Struct request = new Struct(ApiVersionsRequest.SCHEMA)
                 .set(ApiVersionsRequest.CLIENT_SOFTWARE_NAME, "probe")
                 .set(ApiVersionsRequest.CLIENT_SOFTWARE_VERSION, "1");
@@ -124,7 +124,9 @@ class BrokerHandlersTest {
         }
         assertEquals(EnumSet.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.FETCH,
                 ApiKey.INIT_PRODUCER_ID, ApiKey.LIST_OFFSETS, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT,
-                ApiKey.OFFSET_FETCH, ApiKey.DESCRIBE_CLUSTER, ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS), advertised);
+                ApiKey.OFFSET_FETCH, ApiKey.DESCRIBE_CLUSTER, ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS,
+                ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP, ApiKey.LIST_GROUPS,
+                ApiKey.DESCRIBE_GROUPS), advertised);
     }
 
     @Test

@@ -17,13 +17,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -218,6 +223,55 @@ class ThreeBrokerIT {
         int bound = (int) Math.ceil(PARTITIONS / 3.0) + 1;
         for (int count : leadCounts.values()) {
             assertTrue(count <= bound, "no broker leads more than " + bound + " partitions: " + leadCounts);
+        }
+    }
+
+    /**
+     * A consumer group on three brokers: the coordinator is the broker FindCoordinator names from the group id
+     * (hash over the sorted broker ids), two kafka-clients consumers share the six partitions three each, and
+     * their commits reach partitions whatever broker leads them.
+     */
+    @Test
+    void aConsumerGroupIsCoordinatedByTheBrokerItsIdHashesTo() throws Exception {
+        startCluster();
+        String group = "three-broker-group";
+        int records = 600;
+        produce(0, records);
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+        Map<Long, Integer> seen = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> first = new KafkaConsumer<>(props);
+                KafkaConsumer<byte[], byte[]> second = new KafkaConsumer<>(props);
+                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+            first.subscribe(List.of(TOPIC));
+            second.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (!(seen.size() == records && first.assignment().size() == PARTITIONS / 2
+                    && second.assignment().size() == PARTITIONS / 2)) {
+                assertTrue(System.nanoTime() < deadline, "consumed " + seen.size() + ", assignments "
+                        + first.assignment() + " " + second.assignment());
+                for (KafkaConsumer<byte[], byte[]> consumer : List.of(first, second)) {
+                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                        seen.merge(ByteBuffer.wrap(record.value()).getLong(), 1, Integer::sum);
+                    }
+                    consumer.commitSync(Duration.ofSeconds(30));
+                }
+            }
+            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all()
+                    .get(30, TimeUnit.SECONDS).get(group);
+            assertEquals(1 + Math.floorMod(group.hashCode(), 3), description.coordinator().id(),
+                    "the coordinator is the broker at hash(group id) mod 3 of the sorted ids");
+            assertEquals(GroupState.STABLE, description.groupState());
+            assertEquals(2, description.members().size());
+            long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+            assertEquals(records, committed, "every partition's commit reached its leader");
         }
     }
 }

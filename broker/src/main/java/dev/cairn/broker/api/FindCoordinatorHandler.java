@@ -36,7 +36,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
      * sorted broker ids, as Kafka maps a group to a partition of {@code __consumer_offsets} by
      * {@code String.hashCode}, which the Java language fixes, so every broker agrees. Null when there are none.
      */
-    static BrokerInfo coordinatorFor(String groupId, SortedMap<Integer, BrokerInfo> brokers) {
+    public static BrokerInfo coordinatorFor(String groupId, SortedMap<Integer, BrokerInfo> brokers) {
         if (brokers.isEmpty()) {
             return null;
         }

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -24,11 +25,12 @@ import java.util.function.LongSupplier;
 
 /**
  * OffsetCommit (key 8), versions 2-7: each partition's offset is replicated through that partition's Raft group
- * as a {@link Command.CommitOffset}, on this broker, which must lead the group. Cairn has no group membership
- * yet, so every group is what Kafka calls an Empty (or not yet existing) classic group: commits from standalone
- * consumers and Admin (generation -1) are accepted, and a commit that claims a generation is refused the way
- * Kafka refuses it for a group it does not know (ILLEGAL_GENERATION below v9, ClassicGroup and
- * OffsetMetadataManager.validateOffsetCommit). Replication failures are reported as Kafka's group coordinator
+ * as a {@link Command.CommitOffset}, on this broker, which must lead the group. The {@link GroupCoordinator}
+ * checks generation and member as Kafka's ClassicGroup.validateOffsetCommit does: generation -1 with no member
+ * (standalone consumers, Admin) only while the group has no members (else UNKNOWN_MEMBER_ID); otherwise the
+ * member must be known (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) and in the current generation
+ * (ILLEGAL_GENERATION, also for a group the coordinator does not know), and not between JoinGroup and its
+ * assignment (REBALANCE_IN_PROGRESS). Replication failures are reported as Kafka's group coordinator
  * reports log write failures (GroupCoordinatorService's exception mapping), because consumers retry only the
  * coordinator errors: NOT_LEADER_OR_FOLLOWER in a commit response would fail commitSync for good.
  */
@@ -45,11 +47,14 @@ public final class OffsetCommitHandler implements RequestHandler {
 
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
+    private final GroupCoordinator groups;
     private final LongSupplier clockMs;
 
-    public OffsetCommitHandler(MetadataService metadata, ReplicatedPartitions partitions, LongSupplier clockMs) {
+    public OffsetCommitHandler(MetadataService metadata, ReplicatedPartitions partitions, GroupCoordinator groups,
+            LongSupplier clockMs) {
         this.metadata = metadata;
         this.partitions = partitions;
+        this.groups = groups;
         this.clockMs = clockMs;
     }
 
@@ -59,7 +64,7 @@ public final class OffsetCommitHandler implements RequestHandler {
         String groupId = body.get(OffsetCommitRequest.GROUP_ID);
         MetadataImage image = metadata.image();
         ErrorCode groupError = groupError(groupId, body.get(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH),
-                image);
+                body.get(OffsetCommitRequest.MEMBER_ID), body.get(OffsetCommitRequest.GROUP_INSTANCE_ID), image);
         long nowMs = clockMs.getAsLong();
         List<CompletableFuture<Struct>> topicResponses = new ArrayList<>();
         for (Struct topic : body.get(OffsetCommitRequest.TOPICS)) {
@@ -100,7 +105,8 @@ public final class OffsetCommitHandler implements RequestHandler {
     }
 
     /** The error every partition of the request gets, or null when the group may commit here. */
-    private ErrorCode groupError(String groupId, int generationId, MetadataImage image) {
+    private ErrorCode groupError(String groupId, int generationId, String memberId, String groupInstanceId,
+            MetadataImage image) {
         if (groupId == null || groupId.isEmpty()) {
             return ErrorCode.INVALID_GROUP_ID;
         }
@@ -108,11 +114,9 @@ public final class OffsetCommitHandler implements RequestHandler {
         if (coordinator == null || coordinator.nodeId() != metadata.localNodeId()) {
             return ErrorCode.NOT_COORDINATOR;
         }
-        if (generationId >= 0) {
-            // No group has members or generations yet, so a generation can only be stale or invented.
-            return ErrorCode.ILLEGAL_GENERATION;
-        }
-        return null;
+        ErrorCode membership = groups.validateOffsetCommit(groupId, memberId == null ? "" : memberId,
+                groupInstanceId, generationId);
+        return membership == ErrorCode.NONE ? null : membership;
     }
 
     private static ErrorCode partitionError(Struct partition) {

@@ -41,7 +41,11 @@ public record BrokerConfig(
         boolean autoLeaderRebalanceEnable,
         long leaderImbalanceCheckIntervalSeconds,
         long messageTimestampBeforeMaxMs,
-        long messageTimestampAfterMaxMs) {
+        long messageTimestampAfterMaxMs,
+        int groupMinSessionTimeoutMs,
+        int groupMaxSessionTimeoutMs,
+        int groupInitialRebalanceDelayMs,
+        int groupMaxSize) {
 
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
             "This broker's id; unique in the cluster and present in raft.voters.");
@@ -95,6 +99,18 @@ public record BrokerConfig(
             "message.timestamp.after.max.ms", 3_600_000L, 0, Long.MAX_VALUE,
             "Reject batches whose timestamps lie further in the future (INVALID_TIMESTAMP).");
 
+    public static final ConfigKey<Integer> GROUP_MIN_SESSION_TIMEOUT_MS = intKey("group.min.session.timeout.ms",
+            6_000, 1, Limits.GROUP_SESSION_TIMEOUT_MS_MAX,
+            "Shortest session timeout a group member may ask for (INVALID_SESSION_TIMEOUT below).");
+    public static final ConfigKey<Integer> GROUP_MAX_SESSION_TIMEOUT_MS = intKey("group.max.session.timeout.ms",
+            1_800_000, 1, Limits.GROUP_SESSION_TIMEOUT_MS_MAX,
+            "Longest session timeout a group member may ask for (INVALID_SESSION_TIMEOUT above).");
+    public static final ConfigKey<Integer> GROUP_INITIAL_REBALANCE_DELAY_MS = intKey(
+            "group.initial.rebalance.delay.ms", 3_000, 0, Limits.GROUP_REBALANCE_TIMEOUT_MS_MAX,
+            "How long the first rebalance of an empty group waits for more members to join.");
+    public static final ConfigKey<Integer> GROUP_MAX_SIZE = intKey("group.max.size", 1_000, 1,
+            Limits.GROUP_MEMBERS_MAX, "Members in one consumer group (GROUP_MAX_SIZE_REACHED above).");
+
     /** Every key, in the order the README and sample configs list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS, RAFT_LISTENER,
             RAFT_VOTERS, LOG_DIRS, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR, AUTO_CREATE_TOPICS_ENABLE,
@@ -102,7 +118,8 @@ public record BrokerConfig(
             LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
             REPLICA_LAG_TIME_MAX_MS, AUTO_LEADER_REBALANCE_ENABLE, LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
-            MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS);
+            MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
+            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE);
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
@@ -161,7 +178,11 @@ public record BrokerConfig(
                 AUTO_LEADER_REBALANCE_ENABLE.parse(text.get(AUTO_LEADER_REBALANCE_ENABLE.name())),
                 LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.parse(text.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.name())),
                 MESSAGE_TIMESTAMP_BEFORE_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS.name())),
-                MESSAGE_TIMESTAMP_AFTER_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS.name())));
+                MESSAGE_TIMESTAMP_AFTER_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS.name())),
+                GROUP_MIN_SESSION_TIMEOUT_MS.parse(text.get(GROUP_MIN_SESSION_TIMEOUT_MS.name())),
+                GROUP_MAX_SESSION_TIMEOUT_MS.parse(text.get(GROUP_MAX_SESSION_TIMEOUT_MS.name())),
+                GROUP_INITIAL_REBALANCE_DELAY_MS.parse(text.get(GROUP_INITIAL_REBALANCE_DELAY_MS.name())),
+                GROUP_MAX_SIZE.parse(text.get(GROUP_MAX_SIZE.name())));
         config.validate();
         return config;
     }
@@ -189,6 +210,10 @@ public record BrokerConfig(
         }
         if (listener.port() != 0 && listener.equals(raftListener)) {
             problems.add("listeners=" + listener + " and raft.listener=" + raftListener + " are the same address");
+        }
+        if (groupMinSessionTimeoutMs > groupMaxSessionTimeoutMs) {
+            problems.add("group.min.session.timeout.ms=" + groupMinSessionTimeoutMs
+                    + " exceeds group.max.session.timeout.ms=" + groupMaxSessionTimeoutMs);
         }
         if (!problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", problems));

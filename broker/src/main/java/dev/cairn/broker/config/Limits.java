@@ -31,6 +31,25 @@ public final class Limits {
     public static final int CONNECTIONS_MAX = 65_536;
     /** Overhead a produce request carries around its batches (headers, topic names, arrays). */
     public static final int REQUEST_OVERHEAD_BYTES = 64 * 1024;
+    /** Members (joined or awaiting their first rejoin) in one consumer group; {@code group.max.size} may lower it. */
+    public static final int GROUP_MEMBERS_MAX = 10_000;
+    /**
+     * Consumer groups one broker coordinates. Every group costs memory for its members' subscriptions and
+     * assignments, so the coordinator refuses new groups past this once it has dropped its memberless ones.
+     */
+    public static final int GROUPS_PER_BROKER_MAX = 10_000;
+    /**
+     * Members and pending members (given an id with MEMBER_ID_REQUIRED) over all groups of one broker. Each holds
+     * at most one parked JoinGroup and one parked SyncGroup response, so this also bounds the parked responses.
+     */
+    public static final int GROUP_MEMBERS_PER_BROKER_MAX = 100_000;
+    /**
+     * Longest rebalance a member may ask for. A JoinGroup or SyncGroup response is parked at most this long; a
+     * larger {@code max.poll.interval.ms} is clamped, which only makes the coordinator answer sooner.
+     */
+    public static final int GROUP_REBALANCE_TIMEOUT_MS_MAX = 30 * 60 * 1000;
+    /** Longest session timeout {@code group.max.session.timeout.ms} may allow (Kafka's default for that key). */
+    public static final int GROUP_SESSION_TIMEOUT_MS_MAX = 30 * 60 * 1000;
 
     static {
         check(SEGMENT_BYTES_MAX <= Integer.MAX_VALUE, "SEGMENT_BYTES_MAX must fit 32-bit index positions");
@@ -38,6 +57,7 @@ public final class Limits {
                 "REQUEST_BYTES_MAX must hold a largest batch plus request overhead");
         check(RECORD_BATCH_BYTES_MAX <= SEGMENT_BYTES_MAX, "a largest batch must fit in a segment");
         check(PARTITIONS_PER_TOPIC_MAX <= PARTITIONS_PER_BROKER_MAX, "a topic must fit on one broker");
+        check(GROUP_MEMBERS_MAX <= GROUP_MEMBERS_PER_BROKER_MAX, "a largest group must fit on one broker");
     }
 
     private Limits() {

@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.group.GroupConfig;
+import dev.cairn.broker.group.GroupCoordinator;
+import dev.cairn.broker.group.JoinRequest;
+import dev.cairn.broker.group.JoinResult;
+import dev.cairn.broker.group.Protocol;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ApiKey;
@@ -21,6 +26,8 @@ import dev.cairn.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,12 +45,26 @@ class OffsetCommitHandlerTest {
 
     private final FakeMetadataService metadata = new FakeMetadataService().withBrokers(1).withTopic("orders", 2, 1);
     private final FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
-    private final OffsetCommitHandler handler = new OffsetCommitHandler(metadata, partitions, () -> NOW_MS);
+    private final GroupCoordinator groups = groupCoordinator();
+    private final OffsetCommitHandler handler = new OffsetCommitHandler(metadata, partitions, groups, () -> NOW_MS);
 
     @BeforeEach
     void lead() {
         partitions.leadLocally(ORDERS_0);
         partitions.leadLocally(ORDERS_1);
+    }
+
+    /** A coordinator that owns every group; the handler itself checks which broker coordinates a group. */
+    static GroupCoordinator groupCoordinator() {
+        AtomicInteger ids = new AtomicInteger();
+        return new GroupCoordinator(new GroupConfig(6_000, 1_800_000, 0, 1_000),
+                () -> Integer.toString(ids.incrementAndGet()), groupId -> true);
+    }
+
+    /** Joins one member (JoinGroup v3 semantics, no MEMBER_ID_REQUIRED) to {@code groupId}; returns its result. */
+    private JoinResult joinMember(String groupId) {
+        return groups.join(new JoinRequest(groupId, "", null, "client", "/127.0.0.1", 10_000, 10_000, "consumer",
+                List.of(new Protocol("range", new byte[0])), false), NOW_MS).join();
     }
 
     static Struct partition(int index, long offset, int leaderEpoch, String committedMetadata) {
@@ -161,7 +182,8 @@ class OffsetCommitHandlerTest {
         Struct response = commit(7, commitRequest("app", -1, "", topic("orders", partition(0, 1, -1, ""))));
         assertEquals(codes(ErrorCode.COORDINATOR_NOT_AVAILABLE), errors(response));
         assertEquals(1, partitions.submitted().size(), "the commit was sent towards the partition's leader");
-        Struct loading = call(new OffsetCommitHandler(metadata, new FakeReplicatedPartitions(), () -> NOW_MS),
+        Struct loading = call(new OffsetCommitHandler(metadata, new FakeReplicatedPartitions(), groups,
+                () -> NOW_MS),
                 request(ApiKey.OFFSET_COMMIT, 7, commitRequest("app", -1, "", topic("orders",
                         partition(0, 1, -1, "")))));
         assertEquals(codes(ErrorCode.COORDINATOR_NOT_AVAILABLE), errors(loading));
@@ -175,7 +197,7 @@ class OffsetCommitHandlerTest {
             group = "g" + i;
         }
         assertNotEquals(1, FindCoordinatorHandler.coordinatorFor(group, three.image().brokers()).nodeId());
-        Struct response = call(new OffsetCommitHandler(three, partitions, () -> NOW_MS),
+        Struct response = call(new OffsetCommitHandler(three, partitions, groups, () -> NOW_MS),
                 request(ApiKey.OFFSET_COMMIT, 7, commitRequest(group, -1, "", topic("orders",
                         partition(0, 1, -1, "")))));
         assertEquals(codes(ErrorCode.NOT_COORDINATOR), errors(response));
@@ -196,5 +218,32 @@ class OffsetCommitHandlerTest {
         for (ErrorCode retried : new ErrorCode[] {ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR}) {
             assertTrue(retried.retriable());
         }
+    }
+
+    @Test
+    void aMemberCommitsOnlyInItsCurrentGenerationOnceItHasItsAssignment() {
+        JoinResult member = joinMember("app");
+        Struct partitionZero = topic("orders", partition(0, 5, -1, ""));
+        assertEquals(codes(ErrorCode.REBALANCE_IN_PROGRESS), errors(commit(7, commitRequest("app",
+                member.generationId(), member.memberId(), partitionZero))), "joined but not yet synced");
+        groups.sync("app", member.generationId(), member.memberId(), null, Map.of(), NOW_MS).join();
+        assertEquals(codes(ErrorCode.NONE), errors(commit(7, commitRequest("app", member.generationId(),
+                member.memberId(), partitionZero))));
+        assertEquals(5, partitions.leaderReplica(ORDERS_0).orElseThrow().committedOffset("app").orElseThrow()
+                .offset());
+        assertEquals(codes(ErrorCode.ILLEGAL_GENERATION), errors(commit(7, commitRequest("app",
+                member.generationId() + 1, member.memberId(), partitionZero))));
+        assertEquals(codes(ErrorCode.UNKNOWN_MEMBER_ID), errors(commit(7, commitRequest("app",
+                member.generationId(), "stranger", partitionZero))));
+    }
+
+    @Test
+    void aCommitWithoutGenerationIsRefusedWhileTheGroupHasMembers() {
+        JoinResult member = joinMember("app");
+        assertEquals(codes(ErrorCode.UNKNOWN_MEMBER_ID), errors(commit(7, commitRequest("app", -1, "",
+                topic("orders", partition(0, 5, -1, ""))))));
+        groups.leave("app", member.memberId(), NOW_MS);
+        assertEquals(codes(ErrorCode.NONE), errors(commit(7, commitRequest("app", -1, "",
+                topic("orders", partition(0, 5, -1, ""))))), "the group is Empty again");
     }
 }

@@ -45,7 +45,8 @@ class OffsetFetchHandlerTest {
         partitions.leadLocally(ORDERS_0);
         partitions.leadLocally(ORDERS_1);
         partitions.leadLocally(AUDIT_0);
-        OffsetCommitHandler committer = new OffsetCommitHandler(metadata, partitions, () -> 1_000L);
+        OffsetCommitHandler committer = new OffsetCommitHandler(metadata, partitions,
+                OffsetCommitHandlerTest.groupCoordinator(), () -> 1_000L);
         Struct committed = call(committer, request(ApiKey.OFFSET_COMMIT, 7, commitRequest("app", -1, "",
                 topic("orders", partition(0, 42, 3, "checkpoint")), topic("audit", partition(0, 9, 3, null)))));
         assertEquals(2, committed.get(OffsetCommitResponse.TOPICS).size());

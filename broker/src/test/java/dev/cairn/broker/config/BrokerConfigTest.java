@@ -45,6 +45,26 @@ class BrokerConfigTest {
     }
 
     @Test
+    void sampleConfigDocumentsEveryKeyAndStartsTheDefaults() throws java.io.IOException {
+        String sample = java.nio.file.Files.readString(Path.of("..", "config", "broker.properties"));
+        for (ConfigKey<?> key : BrokerConfig.KEYS) {
+            assertTrue(sample.contains("#" + key.name() + "="), "config/broker.properties documents " + key.name());
+        }
+        java.util.Properties properties = new java.util.Properties();
+        properties.load(new java.io.StringReader(sample));
+        assertTrue(properties.isEmpty(), "every line is commented out, so the file starts the defaults");
+        // Uncommented as they stand, the documented defaults are valid and are the defaults.
+        java.util.Map<String, String> uncommented = new java.util.HashMap<>();
+        for (String line : sample.split("\n")) {
+            if (line.matches("#[a-z][a-z.]*=.*")) {
+                uncommented.put(line.substring(1, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+            }
+        }
+        assertEquals(BrokerConfig.KEYS.size(), uncommented.size());
+        assertEquals(BrokerConfig.defaults(), BrokerConfig.fromMap(uncommented));
+    }
+
+    @Test
     void badValuesAreNamed() {
         ConfigException range = assertThrows(ConfigException.class,
                 () -> BrokerConfig.fromMap(Map.of("num.partitions", "0")));
