@@ -1,0 +1,215 @@
+package dev.cairn.client;
+
+import dev.cairn.client.internal.BrokerConnection;
+import dev.cairn.client.internal.ClusterClient;
+import dev.cairn.client.internal.ClusterMetadata;
+import dev.cairn.client.internal.OffsetsClient;
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.message.CreateTopicsRequest;
+import dev.cairn.protocol.message.CreateTopicsResponse;
+import dev.cairn.protocol.message.DeleteTopicsRequest;
+import dev.cairn.protocol.message.DeleteTopicsResponse;
+import dev.cairn.protocol.message.DescribeClusterRequest;
+import dev.cairn.protocol.message.DescribeClusterResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Topic and cluster administration. Every call blocks until the broker answers, retrying retriable errors (for
+ * instance NOT_CONTROLLER after a metadata refresh) until default.api.timeout.ms; the exception it then throws
+ * says whether trying again may help. Thread-safe.
+ */
+public final class CairnAdmin implements AutoCloseable {
+    /** ListOffsets: the first offset still in the log. */
+    public static final long EARLIEST = OffsetsClient.EARLIEST_TIMESTAMP;
+    /** ListOffsets: the offset the next record will get. */
+    public static final long LATEST = OffsetsClient.LATEST_TIMESTAMP;
+    /** First pause between admin retries. */
+    private static final long RETRY_BACKOFF_INITIAL_MS = 100;
+    /** Longest pause between admin retries. */
+    private static final long RETRY_BACKOFF_MAX_MS = 1_000;
+
+    private final AdminConfig config;
+    private final ClusterClient cluster;
+    private final OffsetsClient offsets;
+
+    private CairnAdmin(AdminConfig config) {
+        this.config = config;
+        this.cluster = new ClusterClient(config.bootstrapServers(), config.clientId(), config.requestTimeoutMs(),
+                System::currentTimeMillis);
+        this.offsets = new OffsetsClient(cluster);
+    }
+
+    public static CairnAdmin create(AdminConfig config) {
+        return new CairnAdmin(config);
+    }
+
+    /** Creates topics on the controller; an existing topic fails with TOPIC_ALREADY_EXISTS (not retriable). */
+    public void createTopics(Collection<NewTopic> topics) {
+        List<Struct> creatable = new ArrayList<>();
+        for (NewTopic topic : topics) {
+            List<Struct> configs = new ArrayList<>();
+            topic.configs().forEach((key, value) -> configs.add(new Struct(
+                    CreateTopicsRequest.CreatableTopicConfig.SCHEMA)
+                    .set(CreateTopicsRequest.CreatableTopicConfig.NAME, key)
+                    .set(CreateTopicsRequest.CreatableTopicConfig.VALUE, value)));
+            creatable.add(new Struct(CreateTopicsRequest.CreatableTopic.SCHEMA)
+                    .set(CreateTopicsRequest.CreatableTopic.NAME, topic.name())
+                    .set(CreateTopicsRequest.CreatableTopic.NUM_PARTITIONS, topic.partitions())
+                    .set(CreateTopicsRequest.CreatableTopic.REPLICATION_FACTOR, topic.replicationFactor())
+                    .set(CreateTopicsRequest.CreatableTopic.ASSIGNMENTS, List.of())
+                    .set(CreateTopicsRequest.CreatableTopic.CONFIGS, configs));
+        }
+        Struct request = new Struct(CreateTopicsRequest.SCHEMA)
+                .set(CreateTopicsRequest.TOPICS, creatable)
+                .set(CreateTopicsRequest.TIMEOUT_MS, config.requestTimeoutMs())
+                .set(CreateTopicsRequest.VALIDATE_ONLY, false);
+        withRetries("CreateTopics", () -> {
+            Struct response = call(controller(), ApiKey.CREATE_TOPICS, request);
+            for (Struct result : response.get(CreateTopicsResponse.TOPICS)) {
+                checkTopicError("CreateTopics", result.get(CreateTopicsResponse.CreatableTopicResult.NAME),
+                        result.get(CreateTopicsResponse.CreatableTopicResult.ERROR_CODE));
+            }
+            return null;
+        });
+    }
+
+    /** Deletes topics on the controller. */
+    public void deleteTopics(Collection<String> topics) {
+        Struct request = new Struct(DeleteTopicsRequest.SCHEMA)
+                .set(DeleteTopicsRequest.TOPIC_NAMES, List.copyOf(topics))
+                .set(DeleteTopicsRequest.TIMEOUT_MS, config.requestTimeoutMs());
+        withRetries("DeleteTopics", () -> {
+            Struct response = call(controller(), ApiKey.DELETE_TOPICS, request);
+            for (Struct result : response.get(DeleteTopicsResponse.RESPONSES)) {
+                checkTopicError("DeleteTopics", result.get(DeleteTopicsResponse.DeletableTopicResult.NAME),
+                        result.get(DeleteTopicsResponse.DeletableTopicResult.ERROR_CODE));
+            }
+            return null;
+        });
+    }
+
+    /** The names of all non-internal topics. */
+    public Set<String> listTopics() {
+        ClusterMetadata metadata = withRetries("Metadata", () -> cluster.refreshMetadata(null, false));
+        Set<String> names = new TreeSet<>();
+        metadata.topics().values().forEach(topic -> {
+            if (!topic.internal() && topic.error() == ErrorCode.NONE) {
+                names.add(topic.name());
+            }
+        });
+        return names;
+    }
+
+    /** Describes topics; an unknown topic fails with UNKNOWN_TOPIC_OR_PARTITION. */
+    public Map<String, TopicDescription> describeTopics(Collection<String> topics) {
+        ClusterMetadata metadata = withRetries("Metadata", () -> cluster.refreshMetadata(List.copyOf(topics),
+                false));
+        Map<String, TopicDescription> described = new HashMap<>();
+        for (String topic : topics) {
+            ClusterClient.checkTopic(metadata, topic);
+            ClusterMetadata.TopicMetadata found = metadata.topics().get(topic);
+            List<TopicDescription.PartitionInfo> partitions = new ArrayList<>();
+            found.partitions().forEach(p -> partitions.add(new TopicDescription.PartitionInfo(p.partition(),
+                    p.leaderId(), p.replicas(), p.isr())));
+            described.put(topic, new TopicDescription(topic, found.internal(), List.copyOf(partitions)));
+        }
+        return described;
+    }
+
+    /** Offsets for {@link #EARLIEST}, {@link #LATEST} or a timestamp in ms, per partition. */
+    public Map<TopicPartition, Long> listOffsets(Map<TopicPartition, Long> specs) {
+        return withRetries("ListOffsets", () -> offsets.listOffsets(specs));
+    }
+
+    /** The cluster id, controller and brokers (DescribeCluster, or Metadata where DescribeCluster is missing). */
+    public ClusterDescription describeCluster() {
+        return withRetries("DescribeCluster", () -> {
+            BrokerConnection connection = cluster.anyConnection();
+            if (connection.version(ApiKey.DESCRIBE_CLUSTER) < 0) {
+                ClusterMetadata metadata = cluster.refreshMetadata(List.of(), false);
+                List<ClusterDescription.Node> nodes = new ArrayList<>();
+                metadata.brokers().forEach((id, address) -> nodes.add(new ClusterDescription.Node(id,
+                        address.host(), address.port())));
+                return new ClusterDescription(metadata.clusterId(), metadata.controllerId(), List.copyOf(nodes));
+            }
+            Struct response = call(connection, ApiKey.DESCRIBE_CLUSTER, new Struct(DescribeClusterRequest.SCHEMA));
+            ErrorCode error = ErrorCode.forCode(response.get(DescribeClusterResponse.ERROR_CODE));
+            if (error != ErrorCode.NONE) {
+                throw new CairnApiException(error, "DescribeCluster");
+            }
+            List<ClusterDescription.Node> nodes = new ArrayList<>();
+            for (Struct broker : response.get(DescribeClusterResponse.BROKERS)) {
+                nodes.add(new ClusterDescription.Node(
+                        broker.get(DescribeClusterResponse.DescribeClusterBroker.BROKER_ID),
+                        broker.get(DescribeClusterResponse.DescribeClusterBroker.HOST),
+                        broker.get(DescribeClusterResponse.DescribeClusterBroker.PORT)));
+            }
+            return new ClusterDescription(response.get(DescribeClusterResponse.CLUSTER_ID),
+                    response.get(DescribeClusterResponse.CONTROLLER_ID), List.copyOf(nodes));
+        });
+    }
+
+    /** Create and delete go to the controller named by Metadata (kafka-protocol.md A.1 "Admin routing"). */
+    private BrokerConnection controller() {
+        ClusterMetadata metadata = cluster.refreshMetadata(List.of(), false);
+        if (metadata.controllerId() < 0) {
+            throw new CairnApiException(ErrorCode.NOT_CONTROLLER, "no controller known");
+        }
+        return cluster.connection(metadata.controllerId());
+    }
+
+    private Struct call(BrokerConnection connection, ApiKey apiKey, Struct request) {
+        return BrokerConnection.await(connection.send(apiKey, request, true), config.requestTimeoutMs(),
+                apiKey.apiName());
+    }
+
+    private static void checkTopicError(String api, String topic, short code) {
+        ErrorCode error = ErrorCode.forCode(code);
+        if (error != ErrorCode.NONE) {
+            throw new CairnApiException(error, api + " for topic " + topic);
+        }
+    }
+
+    /** Runs a call, retrying retriable failures with a doubling backoff until default.api.timeout.ms. */
+    private <T> T withRetries(String what, Supplier<T> call) {
+        long deadlineMs = System.currentTimeMillis() + config.defaultApiTimeoutMs();
+        long backoffMs = RETRY_BACKOFF_INITIAL_MS;
+        while (true) {
+            try {
+                return call.get();
+            } catch (CairnException failed) {
+                long remainingMs = deadlineMs - System.currentTimeMillis();
+                if (!failed.isRetriable() || remainingMs <= 0) {
+                    throw failed;
+                }
+                sleep(Math.min(backoffMs, remainingMs), what);
+                backoffMs = Math.min(RETRY_BACKOFF_MAX_MS, backoffMs * 2);
+            }
+        }
+    }
+
+    private static void sleep(long ms, String what) {
+        try {
+            // A bounded retry backoff; no event can end it early.
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new CairnException(what + " interrupted", true, interrupted);
+        }
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.cairn.client.internal;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Kafka's default partitioning: a keyed record goes to {@code toPositive(murmur2(key)) % partitions}, byte for
+ * byte as kafka-clients' {@code BuiltInPartitioner.partitionForKey} and {@code Utils.murmur2}, so Cairn and Kafka
+ * producers put the same key in the same partition. A record without a key sticks to one partition until about a
+ * batch's worth of bytes went there (KIP-480, KIP-794's uniform sticky), then moves on at random. Thread-safe.
+ */
+public final class Partitioner {
+    private static final int MURMUR2_SEED = 0x9747b28c;
+    private static final int MURMUR2_M = 0x5bd1e995;
+    private static final int MURMUR2_R = 24;
+
+    private final int stickyBytesMax;
+    private final Map<String, Sticky> stickyByTopic = new HashMap<>();
+
+    private static final class Sticky {
+        private int partition = -1;
+        private long bytes;
+    }
+
+    /** @param stickyBytesMax bytes sent to one sticky partition before switching (batch.size in Kafka) */
+    public Partitioner(int stickyBytesMax) {
+        this.stickyBytesMax = stickyBytesMax;
+    }
+
+    /** The partition for a record with this key (null = sticky), counting its size towards the sticky limit. */
+    public int partition(String topic, byte[] key, int recordBytes, int partitionCount) {
+        if (key != null) {
+            return toPositive(murmur2(key)) % partitionCount;
+        }
+        synchronized (stickyByTopic) {
+            Sticky sticky = stickyByTopic.computeIfAbsent(topic, unused -> new Sticky());
+            if (sticky.partition < 0 || sticky.partition >= partitionCount || sticky.bytes >= stickyBytesMax) {
+                sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
+                sticky.bytes = 0;
+            }
+            sticky.bytes += recordBytes;
+            return sticky.partition;
+        }
+    }
+
+    private static int nextStickyPartition(int previous, int partitionCount) {
+        if (partitionCount == 1) {
+            return 0;
+        }
+        int next = ThreadLocalRandom.current().nextInt(partitionCount - 1);
+        // Skipping the previous partition makes the switch a real move, as Kafka's sticky partitioner does.
+        return previous >= 0 && next >= previous ? next + 1 : next;
+    }
+
+    /** Kafka's {@code Utils.toPositive}: clears the sign bit (not Math.abs, which fails on MIN_VALUE). */
+    public static int toPositive(int number) {
+        return number & 0x7fffffff;
+    }
+
+    /** Kafka's {@code Utils.murmur2}: 32-bit MurmurHash2 with seed 0x9747b28c over the key bytes. */
+    public static int murmur2(byte[] data) {
+        int length = data.length;
+        int h = MURMUR2_SEED ^ length;
+        int length4 = length / 4;
+        for (int i = 0; i < length4; i++) {
+            int i4 = i * 4;
+            int k = (data[i4] & 0xff) + ((data[i4 + 1] & 0xff) << 8) + ((data[i4 + 2] & 0xff) << 16)
+                    + ((data[i4 + 3] & 0xff) << 24);
+            k *= MURMUR2_M;
+            k ^= k >>> MURMUR2_R;
+            k *= MURMUR2_M;
+            h *= MURMUR2_M;
+            h ^= k;
+        }
+        int tail = length & ~3;
+        int leftover = length % 4;
+        if (leftover >= 3) {
+            h ^= (data[tail + 2] & 0xff) << 16;
+        }
+        if (leftover >= 2) {
+            h ^= (data[tail + 1] & 0xff) << 8;
+        }
+        if (leftover >= 1) {
+            h ^= data[tail] & 0xff;
+            h *= MURMUR2_M;
+        }
+        h ^= h >>> 13;
+        h *= MURMUR2_M;
+        h ^= h >>> 15;
+        return h;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.cairn.client.internal;
+
+import dev.cairn.client.CairnException;
+import dev.cairn.client.RecordMetadata;
+import dev.cairn.client.TopicPartition;
+import dev.cairn.protocol.record.RecordBatchBuilder;
+import dev.cairn.protocol.record.RecordHeader;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The records collected for one partition that go to the broker as one RecordBatch. Open batches take appends;
+ * once drained for sending a batch is closed and its bytes are built once per producer id (a retry resends the
+ * same bytes, so the broker can recognise the duplicate by its sequence numbers). Guarded by the engine's lock.
+ */
+final class ProducerBatch {
+    private static final int TIMESTAMPS_INITIAL = 16;
+
+    final TopicPartition topicPartition;
+    final long createdMs;
+    final long reservedBytes;
+    /** Creation order within the partition, which is the order the partition must be written in. */
+    final long batchNumber;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final RecordBatchBuilder builder;
+    private final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+    private long[] timestamps = new long[TIMESTAMPS_INITIAL];
+    boolean closed;
+    /** The first record's position in the partition's sequence, or -1 before the batch is first drained. */
+    int baseSequence = -1;
+    long builtProducerId = Long.MIN_VALUE;
+    /** The producer id and epoch current when the batch was last drained; the batch is built for them. */
+    long sendProducerId = -1;
+    short sendProducerEpoch = -1;
+    ByteBuffer built;
+    int attempts;
+    long retryNotBeforeMs;
+
+    ProducerBatch(TopicPartition topicPartition, long batchNumber, RecordBatchBuilder builder, long createdMs,
+                  long reservedBytes) {
+        this.topicPartition = topicPartition;
+        this.batchNumber = batchNumber;
+        this.builder = builder;
+        this.createdMs = createdMs;
+        this.reservedBytes = reservedBytes;
+    }
+
+    boolean hasRoomFor(long timestampMs, byte[] key, byte[] value, RecordHeader[] headers, int batchBytesMax) {
+        return !closed && builder.hasRoomFor(timestampMs, key, value, headers, batchBytesMax);
+    }
+
+    CompletableFuture<RecordMetadata> append(long timestampMs, byte[] key, byte[] value, RecordHeader[] headers) {
+        builder.append(timestampMs, key, value, headers);
+        if (futures.size() == timestamps.length) {
+            timestamps = Arrays.copyOf(timestamps, timestamps.length * 2);
+        }
+        timestamps[futures.size()] = timestampMs;
+        CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        futures.add(future);
+        return future;
+    }
+
+    int recordsCount() {
+        return futures.size();
+    }
+
+    int lastSequence() {
+        return incrementSequence(baseSequence, recordsCount() - 1);
+    }
+
+    /**
+     * Adds to a sequence number the way Kafka does ({@code DefaultRecordBatch.incrementSequence}): sequences wrap
+     * from Integer.MAX_VALUE to 0, so they never turn negative (negative means "no sequence").
+     */
+    static int incrementSequence(int sequence, int increment) {
+        if (sequence > Integer.MAX_VALUE - increment) {
+            return increment - (Integer.MAX_VALUE - sequence) - 1;
+        }
+        return sequence + increment;
+    }
+
+    int estimatedSizeInBytes() {
+        return builder.estimatedSizeInBytes();
+    }
+
+    /** Builds the wire bytes for this producer id, once; a closed batch's records never change. */
+    ByteBuffer build(long producerId, short producerEpoch, boolean idempotent) {
+        if (built == null || builtProducerId != producerId) {
+            if (idempotent) {
+                builder.producerState(producerId, producerEpoch, baseSequence);
+            }
+            built = builder.build();
+            builtProducerId = producerId;
+        }
+        return built.duplicate();
+    }
+
+    /** Completes every record's future; logAppendTimeMs is -1 unless the topic uses LogAppendTime. */
+    void succeed(long baseOffset, long logAppendTimeMs) {
+        String topic = topicPartition.topic();
+        int partition = topicPartition.partition();
+        for (int i = 0; i < futures.size(); i++) {
+            long offset = baseOffset < 0 ? RecordMetadata.UNKNOWN_OFFSET : baseOffset + i;
+            long timestamp = logAppendTimeMs >= 0 ? logAppendTimeMs : timestamps[i];
+            futures.get(i).complete(new RecordMetadata(topic, partition, offset, timestamp));
+        }
+        done.complete(null);
+    }
+
+    void fail(CairnException cause) {
+        for (CompletableFuture<RecordMetadata> future : futures) {
+            future.completeExceptionally(cause);
+        }
+        done.complete(null);
+    }
+}
