@@ -145,7 +145,8 @@ public final class Broker implements Closeable {
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             if (config.autoLeaderRebalanceEnable()) {
                 long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
-                timer.scheduleWithFixedDelay(() -> cluster.balanceLeadership(LEADERSHIP_TRANSFER_TIMEOUT_MS),
+                timer.scheduleWithFixedDelay(() -> cluster.balanceLeadership(System.currentTimeMillis(),
+                        LEADERSHIP_TRANSFER_TIMEOUT_MS),
                         balanceMs, balanceMs, TimeUnit.MILLISECONDS);
             }
             long interval = config.logRetentionCheckIntervalMs();

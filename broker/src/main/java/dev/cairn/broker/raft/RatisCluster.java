@@ -62,6 +62,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    /** A preferred replica must have answered its leader this recently to be handed leadership. */
+    private static final long TRANSFER_FOLLOWER_RESPONSE_MS_MAX = 1_000;
+    /** After a failed leadership transfer, the partition is not tried again for this long. */
+    private static final long TRANSFER_BACKOFF_MS = 30_000;
     /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
     private static final int CLIENT_RETRIES_MAX = 20;
     private static final long CLIENT_RETRY_SLEEP_MS = 100;
@@ -87,6 +91,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
     private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
     private final Set<UUID> transfersInFlight = ConcurrentHashMap.newKeySet();
+    /** Per group: no leadership transfer before this time (ms), after a transfer that failed. */
+    private final Map<UUID, Long> transferNotBeforeMs = new ConcurrentHashMap<>();
     /** Raft clients for partition groups this broker reaches without leading them (commits, offset reads). */
     private final Map<UUID, RaftClient> groupClients = new ConcurrentHashMap<>();
     private final org.apache.ratis.conf.RaftProperties clientProperties;
@@ -500,28 +506,50 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
      * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
      * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
      */
-    public void balanceLeadership(long transferTimeoutMs) {
+    public void balanceLeadership(long nowMs, long transferTimeoutMs) {
         MetadataImage image = metadata.image();
         for (LocalPartitionIndex.Entry entry : index.entries().values()) {
             RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
             Optional<TopicInfo> topic = image.topicById(entry.topicId());
-            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)) {
+            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)
+                    || nowMs < transferNotBeforeMs.getOrDefault(entry.groupId(), Long.MIN_VALUE)) {
                 continue;
             }
             int preferred = topic.get().replicas().get(entry.partition()).get(0);
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            Optional<PartitionState> state = image.partitionState(tp);
-            if (preferred == nodeId || state.isEmpty() || state.get().leaderId() != nodeId
-                    || !state.get().isr().contains(preferred) || !transfersInFlight.add(entry.groupId())) {
+            if (preferred == nodeId || !readyToLead(groupId, preferred, image)
+                    || !transfersInFlight.add(entry.groupId())) {
                 continue;
             }
             host.transferLeadership(groupId, Integer.toString(preferred), transferTimeoutMs).thenAccept(done -> {
                 transfersInFlight.remove(entry.groupId());
                 if (done) {
                     LOG.info("{}: leadership handed to its preferred replica {}", tp, preferred);
+                } else {
+                    transferNotBeforeMs.put(entry.groupId(), nowMs + TRANSFER_BACKOFF_MS);
                 }
             });
         }
+    }
+
+    /**
+     * Whether {@code replica} can take over right now. A leader transferring leadership refuses writes until the
+     * transfer ends, so handing it to a replica that is gone would stall the partition: the replica must not be
+     * marked dead, must have answered the leader within {@link #TRANSFER_FOLLOWER_RESPONSE_MS_MAX}, and must have
+     * caught up with the leader's commit index. (The ISR alone is not enough: a stopped follower stays in it for
+     * up to replica.lag.time.max.ms.)
+     */
+    private boolean readyToLead(RaftGroupId groupId, int replica, MetadataImage image) {
+        if (image.deadBrokers().contains(replica)) {
+            return false;
+        }
+        Optional<ReplicationStatus> status = host.replicationStatus(groupId);
+        if (status.isEmpty()) {
+            return false;
+        }
+        ReplicationStatus.Follower follower = status.get().followers().get(Integer.toString(replica));
+        return follower != null && follower.lastResponseElapsedMs() <= TRANSFER_FOLLOWER_RESPONSE_MS_MAX
+                && follower.commitIndex() >= status.get().leaderCommitIndex();
     }
 
     /**
