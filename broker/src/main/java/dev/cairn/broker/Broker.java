@@ -25,6 +25,7 @@ import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.group.GroupConfig;
@@ -35,6 +36,7 @@ import dev.cairn.broker.net.KafkaServer;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
+import dev.cairn.broker.raft.ReplicaRaftState;
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.record.BatchValidationConfig;
 import java.io.Closeable;
@@ -50,6 +52,8 @@ import java.util.Base64;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.SortedMap;
 import java.util.UUID;
@@ -116,7 +120,7 @@ public final class Broker implements Closeable {
             raftAddresses.put(voter.nodeId(), voter.address().toString());
         }
         RatisSettings ratis = RatisSettings.defaults(dataDir.resolve("raft").toFile(), config.raftListener().host(),
-                config.raftListener().port());
+                config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries());
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
@@ -270,6 +274,21 @@ public final class Broker implements Closeable {
 
     public BrokerConfig config() {
         return config;
+    }
+
+    /** This broker's replica of a partition as Raft sees it; empty when it hosts none. */
+    public Optional<ReplicaRaftState> replicaRaftState(String topic, int partition) {
+        return cluster.replicaRaftState(new TopicPartition(topic, partition));
+    }
+
+    /**
+     * The offset {@code group} committed for a partition as this broker's replica holds it (leader or follower),
+     * or -1 when it holds none; empty when this broker hosts no replica of the partition.
+     */
+    public OptionalLong localCommittedOffset(String topic, int partition, String group) {
+        return cluster.localReplica(new TopicPartition(topic, partition))
+                .map(p -> OptionalLong.of(p.committedOffset(group).map(o -> o.offset()).orElse(-1L)))
+                .orElse(OptionalLong.empty());
     }
 
     /** The Kafka listener's bound port (useful when configured as 0). */

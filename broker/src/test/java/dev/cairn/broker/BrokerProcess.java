@@ -21,8 +21,14 @@ final class BrokerProcess implements AutoCloseable {
     private Process process;
 
     BrokerProcess(Map<String, String> settings, Path logFile) {
+        this(List.of(), settings, logFile);
+    }
+
+    /** @param launcher words run before java, e.g. {@code ip netns exec NAME} to start it in a namespace */
+    BrokerProcess(List<String> launcher, Map<String, String> settings, Path logFile) {
         this.logFile = logFile;
-        this.command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        this.command = new ArrayList<>(launcher);
+        this.command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.cairn.broker.cli.BrokerCommand",
                 "start"));
         settings.forEach((key, value) -> {

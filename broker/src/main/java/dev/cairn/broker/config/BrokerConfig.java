@@ -39,6 +39,7 @@ public record BrokerConfig(
         int maxConnections,
         long replicaLagTimeMaxMs,
         long brokerSessionTimeoutMs,
+        long raftSnapshotIntervalEntries,
         boolean autoLeaderRebalanceEnable,
         long leaderImbalanceCheckIntervalSeconds,
         long messageTimestampBeforeMaxMs,
@@ -90,6 +91,9 @@ public record BrokerConfig(
             Long.MAX_VALUE, "A follower not caught up with its leader for this long leaves the in-sync replicas.");
     public static final ConfigKey<Long> BROKER_SESSION_TIMEOUT_MS = longKey("broker.session.timeout.ms", 9_000L,
             100, Long.MAX_VALUE, "A broker the metadata leader has not heard from for this long is dead for groups.");
+    public static final ConfigKey<Long> RAFT_SNAPSHOT_INTERVAL_ENTRIES = longKey("raft.snapshot.interval.entries",
+            10_000L, 10, Long.MAX_VALUE, "Snapshot a partition every this many Raft entries, then purge its Raft "
+            + "log; a follower behind the purge point is sent the snapshot with its segment files.");
     public static final ConfigKey<Boolean> AUTO_LEADER_REBALANCE_ENABLE = boolKey("auto.leader.rebalance.enable",
             true, "Hand partition leadership back to preferred replicas that are in sync.");
     public static final ConfigKey<Long> LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS = longKey(
@@ -120,7 +124,8 @@ public record BrokerConfig(
             LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
-            REPLICA_LAG_TIME_MAX_MS, BROKER_SESSION_TIMEOUT_MS, AUTO_LEADER_REBALANCE_ENABLE,
+            REPLICA_LAG_TIME_MAX_MS, BROKER_SESSION_TIMEOUT_MS, RAFT_SNAPSHOT_INTERVAL_ENTRIES,
+            AUTO_LEADER_REBALANCE_ENABLE,
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE);
@@ -180,6 +185,7 @@ public record BrokerConfig(
                 MAX_CONNECTIONS.parse(text.get(MAX_CONNECTIONS.name())),
                 REPLICA_LAG_TIME_MAX_MS.parse(text.get(REPLICA_LAG_TIME_MAX_MS.name())),
                 BROKER_SESSION_TIMEOUT_MS.parse(text.get(BROKER_SESSION_TIMEOUT_MS.name())),
+                RAFT_SNAPSHOT_INTERVAL_ENTRIES.parse(text.get(RAFT_SNAPSHOT_INTERVAL_ENTRIES.name())),
                 AUTO_LEADER_REBALANCE_ENABLE.parse(text.get(AUTO_LEADER_REBALANCE_ENABLE.name())),
                 LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.parse(text.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS.name())),
                 MESSAGE_TIMESTAMP_BEFORE_MAX_MS.parse(text.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS.name())),

@@ -656,6 +656,18 @@ public final class Log implements Closeable {
         return total;
     }
 
+    /**
+     * Every segment's base offset and size, oldest first. Taken on the writer thread it is consistent with
+     * {@link #logEndOffset()}; the sizes cover whole batches only.
+     */
+    public List<SegmentExtent> segmentExtents() {
+        List<SegmentExtent> extents = new ArrayList<>(segments.size());
+        for (Segment segment : segments.values()) {
+            extents.add(new SegmentExtent(segment.baseOffset(), segment.sizeBytes()));
+        }
+        return extents;
+    }
+
     public List<Long> segmentBaseOffsets() {
         return new ArrayList<>(segments.keySet());
     }

@@ -162,12 +162,17 @@ public final class Partition {
 
     // ---------------------------------------------------------------- snapshots (apply thread)
 
-    /** Flushes the log and captures what a snapshot at {@link #appliedRaftIndex()} must record. */
+    /**
+     * Flushes the log and captures what a snapshot at {@link #appliedRaftIndex()} must record: the log's bounds
+     * and segment sizes, the producer state and the committed offsets (stored with every applied entry, so the
+     * store holds exactly the state at this index).
+     */
     public PartitionSnapshot snapshot() {
         log.flush();
         ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
         producers.writeTo(state);
-        return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array());
+        return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array(),
+                offsets.fetchAll(topic, partition), log.segmentExtents());
     }
 
     /**
@@ -179,6 +184,22 @@ public final class Partition {
                 + "flushed data was lost", log.logEndOffset(), snapshot.logEndOffset());
         log.truncateTo(snapshot.logEndOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
+        appliedRaftIndex = raftIndex;
+    }
+
+    /**
+     * Takes on a snapshot installed from the leader at {@code raftIndex}, once its segments are this log's
+     * files: the log must end where the snapshot ends; the producer state and committed offsets are replaced.
+     */
+    public void restoreInstalled(long raftIndex, PartitionSnapshot snapshot) {
+        if (snapshot.segments().isEmpty() && log.logEndOffset() != snapshot.logEndOffset()) {
+            log.truncateFullyAndStartAt(snapshot.logEndOffset());
+        }
+        Invariant.check(log.logEndOffset() == snapshot.logEndOffset() && log.logStartOffset()
+                == snapshot.logStartOffset(), "installed log spans %d..%d, the snapshot %d..%d",
+                log.logStartOffset(), log.logEndOffset(), snapshot.logStartOffset(), snapshot.logEndOffset());
+        producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
+        offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
         appliedRaftIndex = raftIndex;
     }
 

@@ -1,39 +1,142 @@
 package dev.cairn.broker.partition;
 
+import dev.cairn.broker.log.SegmentExtent;
+import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a partition snapshot records beside its Raft index: where the log started and ended when the snapshot
- * was taken (everything below {@code logEndOffset} was flushed first), and the idempotent-producer state.
+ * was taken (everything below {@code logEndOffset} was flushed first), the idempotent-producer state, every
+ * group's committed offset for the partition, and the segment files that hold the log with the size of each at
+ * that moment. A replica that installs the snapshot rebuilds its log from those segments, so it ends up with
+ * the leader's bytes, and replaces its committed offsets with these.
  *
  * <pre>
- * formatVersion i32 (1), logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState
+ * version 2: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
+ *            offsetCount i32, offsetCount x (group string, offset i64, commitTimeMs i64, metadata nullable string),
+ *            segmentCount i32, segmentCount x (baseOffset i64, sizeBytes i64)
+ *            string: length i32 then UTF-8 bytes; a nullable string has length -1 for null
+ * version 1: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState
+ *            (read for snapshots written before version 2; they carry no offsets and no segments)
  * </pre>
  */
-public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState) {
-    private static final int FORMAT_VERSION = 1;
+public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
+        Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments) {
+    private static final int FORMAT_VERSION = 2;
+    private static final int FORMAT_VERSION_WITHOUT_SEGMENTS = 1;
+    /** Longest group id or metadata string accepted when decoding (Kafka's strings are i16-length). */
+    private static final int STRING_BYTES_MAX = Short.MAX_VALUE;
+
+    public PartitionSnapshot {
+        committedOffsets = new TreeMap<>(committedOffsets);
+        segments = List.copyOf(segments);
+    }
 
     public byte[] encode() {
-        ByteBuffer out = ByteBuffer.allocate(4 + 8 + 8 + 4 + producerState.length);
+        List<byte[]> groups = new ArrayList<>();
+        List<byte[]> metadata = new ArrayList<>();
+        int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16;
+        for (Map.Entry<String, CommittedOffset> entry : committedOffsets.entrySet()) {
+            byte[] group = entry.getKey().getBytes(StandardCharsets.UTF_8);
+            String text = entry.getValue().metadata();
+            byte[] meta = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+            groups.add(group);
+            metadata.add(meta);
+            size += 4 + group.length + 8 + 8 + 4 + (meta == null ? 0 : meta.length);
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(FORMAT_VERSION).putLong(logStartOffset).putLong(logEndOffset).putInt(producerState.length)
                 .put(producerState);
+        out.putInt(committedOffsets.size());
+        int i = 0;
+        for (CommittedOffset offset : committedOffsets.values()) {
+            out.putInt(groups.get(i).length).put(groups.get(i));
+            out.putLong(offset.offset()).putLong(offset.commitTimeMs());
+            byte[] meta = metadata.get(i);
+            out.putInt(meta == null ? -1 : meta.length);
+            if (meta != null) {
+                out.put(meta);
+            }
+            i++;
+        }
+        out.putInt(segments.size());
+        for (SegmentExtent segment : segments) {
+            out.putLong(segment.baseOffset()).putLong(segment.sizeBytes());
+        }
         return out.array();
     }
 
     public static PartitionSnapshot decode(ByteBuffer in) {
-        int version = in.getInt();
-        if (version != FORMAT_VERSION) {
-            throw new CommandFormatException("partition snapshot format " + version + " is not " + FORMAT_VERSION);
+        try {
+            int version = in.getInt();
+            if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_SEGMENTS) {
+                throw new CommandFormatException("partition snapshot format " + version + " is not "
+                        + FORMAT_VERSION_WITHOUT_SEGMENTS + " or " + FORMAT_VERSION);
+            }
+            long logStartOffset = in.getLong();
+            long logEndOffset = in.getLong();
+            byte[] producerState = bytes(in, in.getInt(), "producer state");
+            if (version == FORMAT_VERSION_WITHOUT_SEGMENTS) {
+                return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, Map.of(), List.of());
+            }
+            int offsetCount = count(in, in.getInt(), 4 + 8 + 8 + 4, "committed offsets");
+            Map<String, CommittedOffset> offsets = new LinkedHashMap<>();
+            for (int i = 0; i < offsetCount; i++) {
+                String group = string(in, "group id");
+                long offset = in.getLong();
+                long commitTimeMs = in.getLong();
+                String metadata = nullableString(in, "offset metadata");
+                offsets.put(group, new CommittedOffset(offset, metadata, commitTimeMs));
+            }
+            int segmentCount = count(in, in.getInt(), 16, "segments");
+            List<SegmentExtent> segments = new ArrayList<>(segmentCount);
+            for (int i = 0; i < segmentCount; i++) {
+                segments.add(new SegmentExtent(in.getLong(), in.getLong()));
+            }
+            return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments);
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+            throw new CommandFormatException("partition snapshot is malformed: " + e);
         }
-        long logStartOffset = in.getLong();
-        long logEndOffset = in.getLong();
-        int length = in.getInt();
+    }
+
+    private static int count(ByteBuffer in, int count, int minBytesEach, String what) {
+        if (count < 0 || (long) count * minBytesEach > in.remaining()) {
+            throw new CommandFormatException("partition snapshot claims " + count + " " + what + " in "
+                    + in.remaining() + " bytes");
+        }
+        return count;
+    }
+
+    private static byte[] bytes(ByteBuffer in, int length, String what) {
         if (length < 0 || length > in.remaining()) {
-            throw new CommandFormatException("partition snapshot producer state of " + length + " bytes, "
+            throw new CommandFormatException("partition snapshot " + what + " of " + length + " bytes, "
                     + in.remaining() + " available");
         }
-        byte[] producerState = new byte[length];
-        in.get(producerState);
-        return new PartitionSnapshot(logStartOffset, logEndOffset, producerState);
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return bytes;
+    }
+
+    private static String nullableString(ByteBuffer in, String what) {
+        int length = in.getInt();
+        return length == -1 ? null : string(in, length, what);
+    }
+
+    private static String string(ByteBuffer in, String what) {
+        return string(in, in.getInt(), what);
+    }
+
+    private static String string(ByteBuffer in, int length, String what) {
+        if (length > STRING_BYTES_MAX) {
+            throw new CommandFormatException("partition snapshot " + what + " of " + length + " bytes exceeds "
+                    + STRING_BYTES_MAX);
+        }
+        return new String(bytes(in, length, what), StandardCharsets.UTF_8);
     }
 }

@@ -42,12 +42,20 @@ public final class MetadataStateMachine extends BaseStateMachine {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
         loadLatestSnapshot();
+        StateMachineLifecycle.started(this);
     }
 
+    @Override
+    public void pause() {
+        StateMachineLifecycle.pause(this);
+    }
+
+    /** After Ratis installed the leader's snapshot (this broker was behind the purged metadata log). */
     @Override
     public void reinitialize() throws IOException {
         storage.loadLatestSnapshot();
         loadLatestSnapshot();
+        StateMachineLifecycle.resumed(this);
     }
 
     private void loadLatestSnapshot() throws IOException {

@@ -9,7 +9,7 @@ import dev.cairn.broker.partition.PartitionSnapshot;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -22,8 +22,6 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +30,11 @@ import org.slf4j.LoggerFactory;
  * A partition group's state machine: a thin adapter (style.md point 4) that decodes each committed entry,
  * calls {@link Partition#apply}, advances the applied index, and takes and loads snapshots.
  *
- * <p>Snapshots: the partition flushes its log, then a single file records the log start/end offsets and the
- * producer state at the applied index; Ratis then purges its log behind it. On start the log is truncated back
- * to the snapshot's end offset and Ratis replays the entries after it, which re-append the same bytes.
+ * <p>Snapshots ({@link PartitionSnapshotStorage}): the partition flushes its log, then a manifest records the log
+ * bounds, segment sizes, producer state and committed offsets at the applied index, beside hard links to the
+ * segment files; Ratis then purges its log behind it. On start the log is truncated back to the snapshot's end
+ * offset and Ratis replays the entries after it, which re-append the same bytes. A follower too far behind for
+ * the leader's Raft log receives the leader's snapshot, segments included, and rebuilds its log from it.
  *
  * <p>A storage failure while applying takes the partition offline: the entry's client gets
  * KAFKA_STORAGE_ERROR, later entries are refused, and reads fail until a restart recovers the log and replays.
@@ -44,24 +44,33 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStateMachine.class);
 
     private final Supplier<Partition> opener;
+    private final Path logDirectory;
     private final Runnable onAppended;
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final PartitionSnapshotStorage storage = new PartitionSnapshotStorage();
     private volatile Partition partition;
     private volatile StorageException offline;
+    private volatile int snapshotsInstalled;
     private Thread applyThread;
 
     /**
      * @param opener opens (and recovers) the partition's log when Ratis initializes the group
+     * @param logDirectory the directory the opener's log lives in (an installed snapshot's segments go there)
      * @param onAppended runs on the apply thread after each append (wakes parked fetches); must be quick
      */
-    public PartitionStateMachine(Supplier<Partition> opener, Runnable onAppended) {
+    public PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended) {
         this.opener = opener;
+        this.logDirectory = logDirectory;
         this.onAppended = onAppended;
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
     public Partition partition() {
         return partition;
+    }
+
+    /** How many snapshots this replica installed from a leader since it started. */
+    public int snapshotsInstalled() {
+        return snapshotsInstalled;
     }
 
     /** The storage failure that took this partition offline, or null while it is healthy. */
@@ -73,28 +82,76 @@ public final class PartitionStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        partition = opener.get();
-        loadLatestSnapshot();
+        PartitionSnapshotStorage.Stored snapshot = storage.latest();
+        if (snapshot != null && !snapshot.applied()) {
+            install(snapshot);   // a crash interrupted an installation: finish it
+        } else {
+            partition = opener.get();
+            restore(snapshot);
+        }
+        StateMachineLifecycle.started(this);
     }
 
     @Override
-    public void reinitialize() throws IOException {
-        storage.loadLatestSnapshot();
-        partition.claimWriter();
-        loadLatestSnapshot();
+    public void pause() {
+        StateMachineLifecycle.pause(this);
     }
 
-    private void loadLatestSnapshot() throws IOException {
-        SingleFileSnapshotInfo snapshot = storage.getLatestSnapshot();
+    /** After Ratis installed a snapshot from the leader (on the apply thread, with the group paused). */
+    @Override
+    public void reinitialize() throws IOException {
+        storage.reload();
+        PartitionSnapshotStorage.Stored snapshot = storage.latest();
+        if (snapshot != null && !snapshot.applied()) {
+            install(snapshot);
+        } else {
+            partition.claimWriter();
+            restore(snapshot);
+        }
+        StateMachineLifecycle.resumed(this);
+    }
+
+    /** Rewinds the local log to a snapshot this replica took itself (or to empty without one). */
+    private void restore(PartitionSnapshotStorage.Stored snapshot) throws IOException {
         if (snapshot == null) {
             partition.restoreEmpty();
             return;
         }
-        PartitionSnapshot state = PartitionSnapshot.decode(ByteBuffer.wrap(SnapshotFiles.read(snapshot)));
-        partition.restore(snapshot.getIndex(), state);
-        setLastAppliedTermIndex(snapshot.getTermIndex());
-        LOG.info("{}: restored snapshot at raft index {} (log offsets {}..{})", partition, snapshot.getIndex(),
-                state.logStartOffset(), state.logEndOffset());
+        partition.restore(snapshot.index(), snapshot.state());
+        setLastAppliedTermIndex(TermIndex.valueOf(snapshot.term(), snapshot.index()));
+        LOG.info("{}: restored snapshot at raft index {} (log offsets {}..{})", partition, snapshot.index(),
+                snapshot.state().logStartOffset(), snapshot.state().logEndOffset());
+        if (snapshot.legacy()) {
+            // Written before snapshots carried segments: rewrite it in the current layout, so that it can be
+            // shipped to a follower. The log now ends at the snapshot, so its segments are the snapshot's.
+            storage.write(snapshot.term(), snapshot.index(), partition.snapshot(), logDirectory);
+            storage.cleanupOldSnapshots(1);
+        }
+    }
+
+    /**
+     * Rebuilds this replica from a snapshot installed from the leader: the log's files are replaced by the
+     * snapshot's segments, then producer state and committed offsets by the manifest's.
+     */
+    private void install(PartitionSnapshotStorage.Stored snapshot) throws IOException {
+        Partition previous = partition;
+        if (previous != null) {
+            previous.close();
+        }
+        storage.linkSegmentsInto(snapshot, logDirectory);
+        Partition installed = opener.get();
+        installed.claimWriter();
+        installed.restoreInstalled(snapshot.index(), snapshot.state());
+        storage.markApplied(snapshot);
+        snapshotsInstalled++;
+        offline = null;
+        partition = installed;
+        setLastAppliedTermIndex(TermIndex.valueOf(snapshot.term(), snapshot.index()));
+        applyThread = Thread.currentThread();
+        LOG.info("{}: installed the leader's snapshot at raft index {} (log offsets {}..{}, {} segments, {} groups' "
+                + "offsets)", installed, snapshot.index(), snapshot.state().logStartOffset(),
+                snapshot.state().logEndOffset(), snapshot.state().segments().size(),
+                snapshot.state().committedOffsets().size());
     }
 
     @Override
@@ -174,7 +231,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             return -1;
         }
         PartitionSnapshot state = partition.snapshot();
-        SnapshotFiles.write(storage, applied.getTerm(), applied.getIndex(), state.encode());
+        storage.write(applied.getTerm(), applied.getIndex(), state, logDirectory);
         return applied.getIndex();
     }
 

@@ -105,6 +105,15 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** The first index still in this server's Raft log of the group, or empty when it does not host it. */
+    public java.util.OptionalLong raftLogStartIndex(RaftGroupId groupId) {
+        try {
+            return java.util.OptionalLong.of(server.getDivision(groupId).getRaftLog().getStartIndex());
+        } catch (IOException | IllegalStateException e) {
+            return java.util.OptionalLong.empty();
+        }
+    }
+
     /** Asks this server, the group's leader, to hand leadership to {@code newLeaderNodeId}; true on success. */
     public CompletableFuture<Boolean> transferLeadership(RaftGroupId groupId, String newLeaderNodeId, long timeoutMs) {
         try {

@@ -133,6 +133,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         PartitionStateMachine machine = new PartitionStateMachine(
                 () -> new Partition(entry.topic(), entry.partition(),
                         Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())), offsets),
+                partitionDir(tp),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
@@ -397,6 +398,31 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         }
         boolean leader = host.role(RaftGroupId.valueOf(gid)).map(GroupRole::isLeader).orElse(false);
         return leader ? Optional.of(machine.partition()) : Optional.empty();
+    }
+
+    /** This broker's replica of {@code tp}, leader or follower; empty when it hosts none or it is starting. */
+    public Optional<Partition> localReplica(TopicPartition tp) {
+        UUID gid = groupsByPartition.get(tp);
+        PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
+        return Optional.ofNullable(machine == null ? null : machine.partition());
+    }
+
+    /** This broker's replica of {@code tp} as Raft sees it; empty when it hosts none or it is still starting. */
+    public Optional<ReplicaRaftState> replicaRaftState(TopicPartition tp) {
+        UUID gid = groupsByPartition.get(tp);
+        PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
+        Partition partition = machine == null ? null : machine.partition();
+        if (partition == null) {
+            return Optional.empty();
+        }
+        RaftGroupId groupId = RaftGroupId.valueOf(gid);
+        java.util.OptionalLong start = host.raftLogStartIndex(groupId);
+        Optional<GroupRole> role = host.role(groupId);
+        if (start.isEmpty() || role.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new ReplicaRaftState(start.getAsLong(), role.get().appliedRaftIndex(),
+                partition.logStartOffset(), partition.highWatermark(), machine.snapshotsInstalled()));
     }
 
     @Override

@@ -81,11 +81,14 @@ public record RatisSettings(
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, logPreallocatedSize);
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, logWriteBufferSize);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, APPENDER_BUFFER_BYTES_DEFAULT);
+        // Snapshot installation streams segment files: chunks the size of an AppendEntries batch keep each gRPC
+        // message well inside the request timeout on a loaded host (Ratis's 16 MB chunks timed out here).
+        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(properties, APPENDER_BUFFER_BYTES_DEFAULT);
         RaftServerConfigKeys.Log.setPurgeGap(properties, purgeGap);
-        // Purge only up to what every peer has committed (Ratis's default), not up to the snapshot: a partition
-        // snapshot holds offsets and producer state but no segment files, so a follower behind the purge point
-        // could not be caught up by installing it. Snapshot installation with segments is open work.
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, false);
+        // Purge up to the snapshot even when a peer has not committed that far: a partition snapshot carries the
+        // segment files, producer state and offsets, so a follower behind the purge point is caught up by
+        // installing it, and a dead follower no longer pins the leader's Raft log on disk.
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
         RaftServerConfigKeys.Log.setUseMemory(properties, useMemoryLog);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotAutoTriggerThreshold);

@@ -98,9 +98,10 @@ public final class PartitionGroups implements Closeable {
                 .setParameters(parameters)
                 .setStateMachineRegistry(groupId -> {
                     int p = partitionOfGroup.get(groupId);
+                    Path logDirectory = Path.of("/maelstrom", nodeId, TOPIC + "-" + p);
+                    // Snapshots are off here (see properties), so the directory is only ever the in-memory one.
                     PartitionStateMachine machine = new PartitionStateMachine(() -> new Partition(TOPIC, p,
-                            Log.open(fileIo, Path.of("/maelstrom", nodeId, TOPIC + "-" + p), logConfig), offsets),
-                            () -> { });
+                            Log.open(fileIo, logDirectory, logConfig), offsets), logDirectory, () -> { });
                     stateMachines.set(p, machine);
                     return machine;
                 })

@@ -1,0 +1,58 @@
+package dev.cairn.broker.partition;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.cairn.broker.log.SegmentExtent;
+import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The snapshot manifest's encoding: a round trip, the older format, and damaged input. */
+class PartitionSnapshotTest {
+    private static final PartitionSnapshot SNAPSHOT = new PartitionSnapshot(100, 5_000, new byte[] {1, 2, 3},
+            Map.of("group-a", new CommittedOffset(4_000, "meta", 1_700_000_000_000L),
+                    "group-b", new CommittedOffset(17, null, 5L)),
+            List.of(new SegmentExtent(100, 1024), new SegmentExtent(2_000, 77)));
+
+    @Test
+    void roundTripsEveryField() {
+        PartitionSnapshot decoded = PartitionSnapshot.decode(ByteBuffer.wrap(SNAPSHOT.encode()));
+        assertEquals(SNAPSHOT.logStartOffset(), decoded.logStartOffset());
+        assertEquals(SNAPSHOT.logEndOffset(), decoded.logEndOffset());
+        assertArrayEquals(SNAPSHOT.producerState(), decoded.producerState());
+        assertEquals(SNAPSHOT.committedOffsets(), decoded.committedOffsets());
+        assertEquals(SNAPSHOT.segments(), decoded.segments());
+    }
+
+    @Test
+    void readsTheFormatWithoutSegments() {
+        ByteBuffer v1 = ByteBuffer.allocate(4 + 8 + 8 + 4 + 2).putInt(1).putLong(3).putLong(9).putInt(2)
+                .put(new byte[] {7, 8});
+        PartitionSnapshot decoded = PartitionSnapshot.decode(v1.flip());
+        assertEquals(9, decoded.logEndOffset());
+        assertEquals(Map.of(), decoded.committedOffsets());
+        assertEquals(List.of(), decoded.segments());
+    }
+
+    @Test
+    void everyTruncationIsAClearError() {
+        byte[] bytes = SNAPSHOT.encode();
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] cut = Arrays.copyOf(bytes, length);
+            assertThrows(CommandFormatException.class, () -> PartitionSnapshot.decode(ByteBuffer.wrap(cut)),
+                    "truncated to " + length);
+        }
+    }
+
+    @Test
+    void hugeCountsAreRefusedBeforeAllocating() {
+        ByteBuffer hostile = ByteBuffer.allocate(64).putInt(2).putLong(0).putLong(0).putInt(0)
+                .putInt(Integer.MAX_VALUE);
+        assertThrows(CommandFormatException.class, () -> PartitionSnapshot.decode(hostile.flip()));
+    }
+}
