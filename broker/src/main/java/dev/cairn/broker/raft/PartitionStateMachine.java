@@ -185,9 +185,26 @@ public final class PartitionStateMachine extends BaseStateMachine {
         updateLastAppliedTermIndex(TermIndex.valueOf(entry));
         if (result instanceof Result.Appended appended && !appended.duplicate()) {
             onAppended.run();
+        } else if (result instanceof Result.Retained retained && retained.segmentsDeleted() > 0) {
+            releaseDeletedSegments(entry);
         }
         return CompletableFuture.completedFuture(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));
+    }
+
+    /**
+     * Retention deleted segments, but snapshots hold hard links to them: snapshot again at this entry and drop
+     * the older snapshots, so the space is freed now rather than after the next automatic snapshot (which an
+     * idle partition may not reach for a long time). A failure here only delays that.
+     */
+    private void releaseDeletedSegments(LogEntryProto entry) {
+        try {
+            storage.write(entry.getTerm(), entry.getIndex(), partition.snapshot(), logDirectory);
+            storage.cleanupOldSnapshots(1);
+        } catch (IOException | StorageException e) {
+            LOG.warn("{}: could not snapshot after retention; deleted segments keep their space until the next "
+                    + "snapshot", partition, e);
+        }
     }
 
     /** The log is single-writer: the first apply claims it for Ratis's apply thread. */
