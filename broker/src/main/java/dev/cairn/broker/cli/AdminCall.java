@@ -2,7 +2,7 @@ package dev.cairn.broker.cli;
 
 import dev.cairn.broker.config.ConfigException;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 
 /** Runs one admin command body, turning failures into a one-line message on stderr and an exit code. */
 final class AdminCall {
@@ -14,7 +14,7 @@ final class AdminCall {
     private AdminCall() {
     }
 
-    static int run(PrintStream err, Body body) {
+    static int run(PrintWriter err, Body body) {
         try {
             return body.run();
         } catch (ConfigException e) {

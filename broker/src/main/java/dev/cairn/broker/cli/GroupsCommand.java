@@ -13,7 +13,7 @@ import dev.cairn.protocol.message.ListGroupsResponse;
 import dev.cairn.protocol.message.MetadataResponse;
 import dev.cairn.protocol.schema.Struct;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -41,8 +41,8 @@ final class GroupsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
-            PrintStream err = System.err;
+            PrintWriter out = admin.out();
+            PrintWriter err = admin.err();
             return AdminCall.run(err, () -> {
                 List<Struct> brokers;
                 try (AdminConnection connection = admin.connect()) {
@@ -85,8 +85,8 @@ final class GroupsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
-            PrintStream err = System.err;
+            PrintWriter out = admin.out();
+            PrintWriter err = admin.err();
             return AdminCall.run(err, () -> {
                 Struct coordinator;
                 try (AdminConnection connection = admin.connect()) {

@@ -8,11 +8,14 @@ import dev.cairn.protocol.message.ApiVersionsRequest;
 import dev.cairn.protocol.message.ApiVersionsResponse;
 import dev.cairn.protocol.message.MetadataResponse;
 import dev.cairn.protocol.schema.Struct;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code healthcheck}: exit 0 when the broker answers ApiVersions without error and lists itself among the
@@ -23,6 +26,9 @@ import picocli.CommandLine.Option;
 @Command(name = "healthcheck", description = "Exit 0 if the local broker serves and has joined its cluster, "
         + "1 if not.")
 final class HealthcheckCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--config", paramLabel = "FILE", description = "The broker's properties file.")
     Path configFile;
 
@@ -36,7 +42,8 @@ final class HealthcheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         // Docker reads 0 as healthy and 1 as unhealthy (2 is reserved), so every failure is 1.
-        int exit = AdminCall.run(System.err, () -> {
+        PrintWriter err = spec.commandLine().getErr();
+        int exit = AdminCall.run(err, () -> {
             BrokerConfig config = BrokerConfig.fromMap(BrokerCommand.settings(configFile, overrides));
             HostPort listener = config.listener();
             String host = listener.host().equals("0.0.0.0") || listener.host().equals("::") ? "127.0.0.1"
@@ -47,17 +54,17 @@ final class HealthcheckCommand implements Callable<Integer> {
                         .set(ApiVersionsRequest.CLIENT_SOFTWARE_VERSION, "1"));
                 ErrorCode error = ErrorCode.forCode(versions.get(ApiVersionsResponse.ERROR_CODE));
                 if (error != ErrorCode.NONE) {
-                    System.err.println("cairn: unhealthy: ApiVersions answered " + error);
+                    err.println("cairn: unhealthy: ApiVersions answered " + error);
                     return AdminOptions.EXIT_FAILED;
                 }
                 boolean registered = ClusterView.brokers(ClusterView.metadata(connection, List.of())).stream()
                         .anyMatch(b -> b.get(MetadataResponse.MetadataResponseBroker.NODE_ID) == config.nodeId());
                 if (!registered) {
-                    System.err.println("cairn: unhealthy: node " + config.nodeId() + " is not yet registered");
+                    err.println("cairn: unhealthy: node " + config.nodeId() + " is not yet registered");
                     return AdminOptions.EXIT_FAILED;
                 }
             }
-            System.out.println("healthy");
+            spec.commandLine().getOut().println("healthy");
             return AdminOptions.EXIT_OK;
         });
         return exit == AdminOptions.EXIT_OK ? AdminOptions.EXIT_OK : AdminOptions.EXIT_FAILED;

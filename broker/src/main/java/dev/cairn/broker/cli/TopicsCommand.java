@@ -8,7 +8,7 @@ import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
 import dev.cairn.protocol.message.MetadataResponse;
 import dev.cairn.protocol.schema.Struct;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -37,8 +37,8 @@ final class TopicsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
-            return AdminCall.run(System.err, () -> {
+            PrintWriter out = admin.out();
+            return AdminCall.run(admin.err(), () -> {
                 try (AdminConnection connection = admin.connect()) {
                     for (Struct topic : sortedTopics(ClusterView.metadata(connection, null))) {
                         out.println(topic.get(MetadataResponse.MetadataResponseTopic.NAME));
@@ -59,8 +59,8 @@ final class TopicsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
-            PrintStream err = System.err;
+            PrintWriter out = admin.out();
+            PrintWriter err = admin.err();
             return AdminCall.run(err, () -> {
                 int exit = AdminOptions.EXIT_OK;
                 try (AdminConnection connection = admin.connect()) {
@@ -80,7 +80,7 @@ final class TopicsCommand implements Callable<Integer> {
             });
         }
 
-        private static void describe(PrintStream out, String name, List<Struct> partitions) {
+        private static void describe(PrintWriter out, String name, List<Struct> partitions) {
             List<Struct> sorted = new ArrayList<>(partitions);
             sorted.sort(Comparator.comparing(p -> p.get(MetadataResponse.MetadataResponsePartition.PARTITION_INDEX)));
             int replicationFactor = sorted.isEmpty() ? 0
@@ -119,7 +119,7 @@ final class TopicsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            return AdminCall.run(System.err, () -> {
+            return AdminCall.run(admin.err(), () -> {
                 List<Struct> configStructs = new ArrayList<>();
                 configs.forEach((key, value) -> configStructs.add(
                         new Struct(CreateTopicsRequest.CreatableTopicConfig.SCHEMA)
@@ -145,10 +145,10 @@ final class TopicsCommand implements Callable<Integer> {
                     ErrorCode error = ErrorCode.forCode(
                             result.get(CreateTopicsResponse.CreatableTopicResult.ERROR_CODE));
                     if (error == ErrorCode.NONE) {
-                        System.out.println("Created topic " + name + ".");
+                        admin.out().println("Created topic " + name + ".");
                     } else {
                         String message = result.get(CreateTopicsResponse.CreatableTopicResult.ERROR_MESSAGE);
-                        System.err.println("cairn: cannot create topic " + name + ": " + error
+                        admin.err().println("cairn: cannot create topic " + name + ": " + error
                                 + (message == null ? "" : " (" + message + ")"));
                         exit = AdminOptions.EXIT_FAILED;
                     }
@@ -168,7 +168,7 @@ final class TopicsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            return AdminCall.run(System.err, () -> {
+            return AdminCall.run(admin.err(), () -> {
                 Struct response;
                 try (AdminConnection connection = admin.connect()) {
                     response = connection.send(ApiKey.DELETE_TOPICS, new Struct(DeleteTopicsRequest.SCHEMA)
@@ -181,9 +181,9 @@ final class TopicsCommand implements Callable<Integer> {
                     ErrorCode error = ErrorCode.forCode(
                             result.get(DeleteTopicsResponse.DeletableTopicResult.ERROR_CODE));
                     if (error == ErrorCode.NONE) {
-                        System.out.println("Deleted topic " + name + ".");
+                        admin.out().println("Deleted topic " + name + ".");
                     } else {
-                        System.err.println("cairn: cannot delete topic " + name + ": " + error);
+                        admin.err().println("cairn: cannot delete topic " + name + ": " + error);
                         exit = AdminOptions.EXIT_FAILED;
                     }
                 }
