@@ -96,14 +96,20 @@ final class LoggedProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** SIGTERM if still running, SIGKILL if that is ignored; an interrupt kills at once and is kept. */
     @Override
-    public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
+    public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        try {
             if (!process.waitFor(STOP_WAIT_MS_MAX, TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
-                process.waitFor(STOP_WAIT_MS_MAX, TimeUnit.MILLISECONDS);
             }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

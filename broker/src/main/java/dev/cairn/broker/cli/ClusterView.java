@@ -28,6 +28,26 @@ final class ClusterView {
                 .set(MetadataRequest.ALLOW_AUTO_TOPIC_CREATION, false));
     }
 
+    /**
+     * Connects to the controller (the metadata leader), which CreateTopics and DeleteTopics must reach, as the
+     * bootstrap broker's Metadata names it.
+     */
+    static AdminConnection connectToController(AdminOptions admin) throws IOException {
+        Struct metadata;
+        try (AdminConnection bootstrap = admin.connect()) {
+            metadata = metadata(bootstrap, List.of());
+        }
+        int controllerId = metadata.get(MetadataResponse.CONTROLLER_ID);
+        for (Struct broker : brokers(metadata)) {
+            if (broker.get(MetadataResponse.MetadataResponseBroker.NODE_ID) == controllerId) {
+                return admin.connect(broker.get(MetadataResponse.MetadataResponseBroker.HOST),
+                        broker.get(MetadataResponse.MetadataResponseBroker.PORT));
+            }
+        }
+        throw new IOException("the cluster has no controller (ControllerId " + controllerId
+                + "): is a majority of raft.voters up?");
+    }
+
     /** The brokers in a Metadata response. */
     static List<Struct> brokers(Struct metadata) {
         return metadata.get(MetadataResponse.BROKERS);

@@ -7,13 +7,17 @@ import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
 import dev.cairn.protocol.message.MetadataResponse;
+import dev.cairn.protocol.schema.Field;
 import dev.cairn.protocol.schema.Struct;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,6 +28,10 @@ import picocli.CommandLine.Option;
         subcommands = {TopicsCommand.ListTopics.class, TopicsCommand.Describe.class, TopicsCommand.Create.class,
                 TopicsCommand.Delete.class})
 final class TopicsCommand implements Callable<Integer> {
+    /** Attempts of a create or delete while the controller moves, and the pause between them. */
+    static final int CONTROLLER_ATTEMPTS_MAX = 5;
+    static final long CONTROLLER_RETRY_MS = 500;
+
     @Override
     public Integer call() {
         picocli.CommandLine.usage(this, System.err);
@@ -135,10 +143,9 @@ final class TopicsCommand implements Callable<Integer> {
                         .set(CreateTopicsRequest.TOPICS, List.of(creatable))
                         .set(CreateTopicsRequest.TIMEOUT_MS, admin.timeoutMs)
                         .set(CreateTopicsRequest.VALIDATE_ONLY, false);
-                Struct response;
-                try (AdminConnection connection = admin.connect()) {
-                    response = connection.send(ApiKey.CREATE_TOPICS, request);
-                }
+                Struct response = sendToController(admin, ApiKey.CREATE_TOPICS, request,
+                        r -> errors(r.get(CreateTopicsResponse.TOPICS),
+                                CreateTopicsResponse.CreatableTopicResult.ERROR_CODE));
                 int exit = AdminOptions.EXIT_OK;
                 for (Struct result : response.get(CreateTopicsResponse.TOPICS)) {
                     String name = result.get(CreateTopicsResponse.CreatableTopicResult.NAME);
@@ -169,12 +176,12 @@ final class TopicsCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             return AdminCall.run(admin.err(), () -> {
-                Struct response;
-                try (AdminConnection connection = admin.connect()) {
-                    response = connection.send(ApiKey.DELETE_TOPICS, new Struct(DeleteTopicsRequest.SCHEMA)
-                            .set(DeleteTopicsRequest.TOPIC_NAMES, topics)
-                            .set(DeleteTopicsRequest.TIMEOUT_MS, admin.timeoutMs));
-                }
+                Struct request = new Struct(DeleteTopicsRequest.SCHEMA)
+                        .set(DeleteTopicsRequest.TOPIC_NAMES, topics)
+                        .set(DeleteTopicsRequest.TIMEOUT_MS, admin.timeoutMs);
+                Struct response = sendToController(admin, ApiKey.DELETE_TOPICS, request,
+                        r -> errors(r.get(DeleteTopicsResponse.RESPONSES),
+                                DeleteTopicsResponse.DeletableTopicResult.ERROR_CODE));
                 int exit = AdminOptions.EXIT_OK;
                 for (Struct result : response.get(DeleteTopicsResponse.RESPONSES)) {
                     String name = result.get(DeleteTopicsResponse.DeletableTopicResult.NAME);
@@ -190,6 +197,35 @@ final class TopicsCommand implements Callable<Integer> {
                 return exit;
             });
         }
+    }
+
+    /**
+     * Sends a controller request to the controller, asking again (at most {@link #CONTROLLER_ATTEMPTS_MAX} times,
+     * {@link #CONTROLLER_RETRY_MS} apart) while every result says NOT_CONTROLLER: the controller moved meanwhile.
+     */
+    private static Struct sendToController(AdminOptions admin, ApiKey apiKey, Struct request,
+            Function<Struct, List<ErrorCode>> errors) throws IOException {
+        Struct response = null;
+        for (int attempt = 1; attempt <= CONTROLLER_ATTEMPTS_MAX; attempt++) {
+            try (AdminConnection controller = ClusterView.connectToController(admin)) {
+                response = controller.send(apiKey, request);
+            }
+            List<ErrorCode> codes = errors.apply(response);
+            if (codes.isEmpty() || !codes.stream().allMatch(code -> code == ErrorCode.NOT_CONTROLLER)) {
+                return response;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(CONTROLLER_RETRY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the controller", e);
+            }
+        }
+        return response;
+    }
+
+    private static List<ErrorCode> errors(List<Struct> results, Field<Short> errorCode) {
+        return results.stream().map(result -> ErrorCode.forCode(result.get(errorCode))).toList();
     }
 
     static List<Struct> sortedTopics(Struct metadata) {
