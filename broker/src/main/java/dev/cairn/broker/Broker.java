@@ -25,6 +25,7 @@ import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.RaftVoter;
@@ -32,8 +33,14 @@ import dev.cairn.broker.group.GroupConfig;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.io.NioFileIo;
 import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.metrics.BrokerMetrics;
+import dev.cairn.broker.metrics.MeteredRequestHandler;
+import dev.cairn.broker.metrics.MetricsServer;
+import dev.cairn.broker.metrics.ReplicaCounts;
+import dev.cairn.broker.metrics.TimedReplicatedPartitions;
 import dev.cairn.broker.net.KafkaServer;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
+import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
 import dev.cairn.broker.raft.ReplicaRaftState;
@@ -89,12 +96,16 @@ public final class Broker implements Closeable {
     private final RatisCluster cluster;
     private final ScheduledExecutorService timer;
     private final KafkaServer server;
+    /** The Prometheus endpoint, or null when metrics.port is -1. */
+    private final MetricsServer metricsServer;
 
-    private Broker(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer, KafkaServer server) {
+    private Broker(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer, KafkaServer server,
+            MetricsServer metricsServer) {
         this.config = config;
         this.cluster = cluster;
         this.timer = timer;
         this.server = server;
+        this.metricsServer = metricsServer;
     }
 
     public static String version() {
@@ -135,13 +146,20 @@ public final class Broker implements Closeable {
             return thread;
         });
         KafkaServer server = null;
+        MetricsServer metricsServer = null;
+        BrokerMetrics metrics = new BrokerMetrics();
         try {
             cluster.start();
             GroupCoordinator groups = groupCoordinator(config, cluster);
-            RequestHandler handler = handlers(config, cluster, timer, clusterId, groups);
+            RequestHandler handler = new MeteredRequestHandler(
+                    handlers(config, cluster, timer, clusterId, groups, metrics), metrics);
             server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                     config.socketRequestMaxBytes(), config.maxConnections(),
                     Math.max(2, Runtime.getRuntime().availableProcessors()));
+            registerGauges(metrics, config, cluster, groups, server);
+            if (config.metricsPort() >= 0) {
+                metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);
+            }
             register(cluster, config, server.port());
             timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -159,6 +177,9 @@ public final class Broker implements Closeable {
             timer.scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()), GROUP_TICK_INTERVAL_MS,
                     GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         } catch (IOException | InterruptedException | RuntimeException e) {
+            if (metricsServer != null) {
+                metricsServer.close();
+            }
             if (server != null) {
                 server.close();
             }
@@ -168,7 +189,32 @@ public final class Broker implements Closeable {
         }
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
-        return new Broker(config, cluster, timer, server);
+        return new Broker(config, cluster, timer, server, metricsServer);
+    }
+
+    /** Gauges and totals read from live state at scrape time (see README, Metrics). */
+    private static void registerGauges(BrokerMetrics metrics, BrokerConfig config, RatisCluster cluster,
+            GroupCoordinator groups, KafkaServer server) {
+        metrics.counter("cairn.bytes.in", "Bytes of request frames received from clients", server::bytesIn);
+        metrics.counter("cairn.bytes.out", "Bytes of response frames sent to clients", server::bytesOut);
+        metrics.gauge("cairn.connections", "Open client connections", server::openConnections);
+        metrics.gauge("cairn.consumer.groups", "Consumer groups this broker coordinates",
+                () -> groups.listGroups().size());
+        metrics.gauge("cairn.partitions", "Partitions with a replica on this broker",
+                () -> replicaCounts(config, cluster).partitions());
+        metrics.gauge("cairn.partition.leaders", "Partitions this broker leads",
+                () -> replicaCounts(config, cluster).leaders());
+        metrics.gauge("cairn.under.replicated.partitions",
+                "Partitions this broker leads with fewer in-sync replicas than replicas",
+                () -> replicaCounts(config, cluster).underReplicated());
+        metrics.gauge("cairn.log.size.bytes", "Bytes of log segments of the replicas on this broker",
+                () -> cluster.localReplicas().stream().mapToLong(Partition::logSizeBytes).sum());
+        metrics.gauge("cairn.log.segments", "Log segments of the replicas on this broker",
+                () -> cluster.localReplicas().stream().mapToLong(Partition::logSegmentCount).sum());
+    }
+
+    private static ReplicaCounts replicaCounts(BrokerConfig config, RatisCluster cluster) {
+        return ReplicaCounts.of(cluster.image(), config.nodeId(), tp -> cluster.leadership(tp).local());
     }
 
     /**
@@ -189,7 +235,8 @@ public final class Broker implements Closeable {
     }
 
     private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer,
-            String clusterId, GroupCoordinator groups) {
+            String clusterId, GroupCoordinator groups, BrokerMetrics metrics) {
+        ReplicatedPartitions timedPartitions = new TimedReplicatedPartitions(cluster, metrics);
         TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID);
         FetchWaiter waiter = new FetchWaiter(timer);
         cluster.onAppend(waiter::onAppend);
@@ -198,7 +245,8 @@ public final class Broker implements Closeable {
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
-        handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, cluster, validation, System::currentTimeMillis));
+        handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
+                System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
@@ -209,7 +257,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
-        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, cluster, groups,
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,
                 System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
@@ -296,9 +344,17 @@ public final class Broker implements Closeable {
         return server.port();
     }
 
+    /** The metrics endpoint's bound port, or -1 when metrics.port is -1. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
     @Override
     public void close() throws IOException {
         LOG.info("Cairn node {} shutting down", config.nodeId());
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
         server.close();
         timer.shutdownNow();
         cluster.close();

@@ -18,10 +18,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code java -jar cairn-broker.jar start [--config FILE] [--set key=value]...} and {@code version}. */
+/**
+ * {@code java -jar cairn-broker.jar start [--config FILE] [--set key=value]...}, the admin commands
+ * ({@code topics}, {@code groups}), {@code healthcheck} and {@code version}.
+ */
 @Command(name = "cairn-broker", mixinStandardHelpOptions = true, versionProvider = BrokerCommand.Version.class,
         description = "Cairn: a Raft-replicated broker that speaks the Kafka protocol.",
-        subcommands = {BrokerCommand.Start.class, BrokerCommand.PrintVersion.class})
+        subcommands = {BrokerCommand.Start.class, TopicsCommand.class, GroupsCommand.class, HealthcheckCommand.class,
+                BrokerCommand.PrintVersion.class})
 public final class BrokerCommand implements Callable<Integer> {
 
     public static void main(String[] args) {

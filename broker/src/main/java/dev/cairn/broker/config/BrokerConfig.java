@@ -47,7 +47,8 @@ public record BrokerConfig(
         int groupMinSessionTimeoutMs,
         int groupMaxSessionTimeoutMs,
         int groupInitialRebalanceDelayMs,
-        int groupMaxSize) {
+        int groupMaxSize,
+        int metricsPort) {
 
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
             "This broker's id; unique in the cluster and present in raft.voters.");
@@ -118,6 +119,9 @@ public record BrokerConfig(
     public static final ConfigKey<Integer> GROUP_MAX_SIZE = intKey("group.max.size", 1_000, 1,
             Limits.GROUP_MEMBERS_MAX, "Members in one consumer group (GROUP_MAX_SIZE_REACHED above).");
 
+    public static final ConfigKey<Integer> METRICS_PORT = intKey("metrics.port", -1, -1, 65_535,
+            "Prometheus scrape port (GET /metrics) on the listener's host; -1 disables it, 0 picks a free port.");
+
     /** Every key, in the order the README and sample configs list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS, RAFT_LISTENER,
             RAFT_VOTERS, LOG_DIRS, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR, AUTO_CREATE_TOPICS_ENABLE,
@@ -128,7 +132,7 @@ public record BrokerConfig(
             AUTO_LEADER_REBALANCE_ENABLE,
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
-            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE);
+            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, METRICS_PORT);
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
@@ -193,7 +197,8 @@ public record BrokerConfig(
                 GROUP_MIN_SESSION_TIMEOUT_MS.parse(text.get(GROUP_MIN_SESSION_TIMEOUT_MS.name())),
                 GROUP_MAX_SESSION_TIMEOUT_MS.parse(text.get(GROUP_MAX_SESSION_TIMEOUT_MS.name())),
                 GROUP_INITIAL_REBALANCE_DELAY_MS.parse(text.get(GROUP_INITIAL_REBALANCE_DELAY_MS.name())),
-                GROUP_MAX_SIZE.parse(text.get(GROUP_MAX_SIZE.name())));
+                GROUP_MAX_SIZE.parse(text.get(GROUP_MAX_SIZE.name())),
+                METRICS_PORT.parse(text.get(METRICS_PORT.name())));
         config.validate();
         return config;
     }
@@ -221,6 +226,10 @@ public record BrokerConfig(
         }
         if (listener.port() != 0 && listener.equals(raftListener)) {
             problems.add("listeners=" + listener + " and raft.listener=" + raftListener + " are the same address");
+        }
+        if (metricsPort > 0 && (metricsPort == listener.port() || metricsPort == raftListener.port())) {
+            problems.add("metrics.port=" + metricsPort + " is also the port of listeners=" + listener
+                    + " or raft.listener=" + raftListener);
         }
         if (groupMinSessionTimeoutMs > groupMaxSessionTimeoutMs) {
             problems.add("group.min.session.timeout.ms=" + groupMinSessionTimeoutMs

@@ -668,6 +668,11 @@ public final class Log implements Closeable {
         return extents;
     }
 
+    /** Segments on disk, the active one included; safe to call from any thread. */
+    public int segmentCount() {
+        return segments.size();
+    }
+
     public List<Long> segmentBaseOffsets() {
         return new ArrayList<>(segments.keySet());
     }

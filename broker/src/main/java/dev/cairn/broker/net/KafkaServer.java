@@ -41,9 +41,11 @@ public final class KafkaServer implements Closeable {
     private final ConnectionLimiter limiter;
     private final Channel serverChannel;
     private final String transport;
+    private final NetworkTraffic traffic;
 
     private KafkaServer(EventLoopGroup boss, EventLoopGroup workers, ConnectionLimiter limiter, Channel channel,
-            String transport) {
+            String transport, NetworkTraffic traffic) {
+        this.traffic = traffic;
         this.bossGroup = boss;
         this.workerGroup = workers;
         this.limiter = limiter;
@@ -71,6 +73,7 @@ public final class KafkaServer implements Closeable {
                 : NioServerSocketChannel.class;
         ConnectionLimiter limiter = new ConnectionLimiter(connectionsMax);
         AtomicLong connectionIds = new AtomicLong();
+        NetworkTraffic traffic = new NetworkTraffic();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelClass)
@@ -96,14 +99,14 @@ public final class KafkaServer implements Closeable {
                                 .addLast("frame", new LengthFieldBasedFrameDecoder(requestBytesMax, 0,
                                         Framing.SIZE_PREFIX_BYTES, 0, Framing.SIZE_PREFIX_BYTES, true))
                                 .addLast("requests", new RequestChannelHandler(handler, context,
-                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX));
+                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic));
                     }
                 });
         try {
             Channel channel = bootstrap.bind(host, port).sync().channel();
             String transport = epoll ? "epoll" : "nio";
             LOG.info("Kafka listener on {} ({})", channel.localAddress(), transport);
-            return new KafkaServer(boss, workers, limiter, channel, transport);
+            return new KafkaServer(boss, workers, limiter, channel, transport, traffic);
         } catch (RuntimeException | InterruptedException e) {
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -121,6 +124,16 @@ public final class KafkaServer implements Closeable {
 
     public int openConnections() {
         return limiter.openConnections();
+    }
+
+    /** Bytes of request frames received, size prefixes included, since start. */
+    public long bytesIn() {
+        return traffic.bytesIn();
+    }
+
+    /** Bytes of response frames encoded for sending, size prefixes included, since start. */
+    public long bytesOut() {
+        return traffic.bytesOut();
     }
 
     @Override

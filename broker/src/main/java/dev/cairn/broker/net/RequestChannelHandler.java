@@ -3,6 +3,7 @@ package dev.cairn.broker.net;
 import dev.cairn.broker.api.RequestContext;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.Framing;
 import dev.cairn.protocol.ProtocolCodec;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.schema.Struct;
@@ -35,6 +36,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     private final RequestHandler handler;
     private final RequestContext context;
     private final int inflightMax;
+    private final NetworkTraffic traffic;
     /** Requests in arrival order; the head is written as soon as its response is ready. */
     private final ArrayDeque<Slot> inflight = new ArrayDeque<>();
     private boolean closed;
@@ -45,10 +47,11 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         List<Object> parts;
     }
 
-    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax) {
+    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax, NetworkTraffic traffic) {
         this.handler = handler;
         this.context = context;
         this.inflightMax = inflightMax;
+        this.traffic = traffic;
     }
 
     @Override
@@ -56,6 +59,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         // One copy into a heap buffer that the garbage collector owns: decoded records are slices of it and may
         // be kept by Raft (its log cache) long after this read, so they must not point into a pooled buffer.
+        traffic.onRead(Framing.SIZE_PREFIX_BYTES + (long) frame.readableBytes());
         ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
         try {
             frame.readBytes(bytes);
@@ -142,6 +146,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         NettyResponseSink sink = new NettyResponseSink(ctx.alloc(), frameBytes);
         try {
             ProtocolCodec.writeResponse(request.header(), body, sink);
+            traffic.onWrite(frameBytes);
             return sink.finish();
         } catch (RuntimeException e) {
             sink.discard();

@@ -156,6 +156,16 @@ public final class Partition {
         return offsets.fetch(groupId, topic, partition);
     }
 
+    /** Bytes of the partition's log segments; safe to call from any thread (for metrics). */
+    public long logSizeBytes() {
+        return log.sizeBytes();
+    }
+
+    /** Segments of the partition's log; safe to call from any thread (for metrics). */
+    public int logSegmentCount() {
+        return log.segmentCount();
+    }
+
     public OptionalLong offsetForTimestamp(long timestampMs) {
         return log.offsetForTimestamp(timestampMs);
     }

@@ -595,6 +595,18 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         }
     }
 
+    /** The partition replicas this broker hosts and has opened, led or not (a read-only view, for metrics). */
+    public List<Partition> localReplicas() {
+        List<Partition> replicas = new ArrayList<>();
+        for (PartitionStateMachine machine : partitions.values()) {
+            Partition partition = machine.partition();
+            if (partition != null) {
+                replicas.add(partition);
+            }
+        }
+        return replicas;
+    }
+
     @Override
     public void onAppend(Consumer<TopicPartition> listener) {
         appendListeners.add(listener);

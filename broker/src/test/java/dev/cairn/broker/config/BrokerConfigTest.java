@@ -87,6 +87,12 @@ class BrokerConfigTest {
                 () -> BrokerConfig.fromMap(Map.of("default.replication.factor", "3")));
         assertTrue(rf.getMessage().contains("default.replication.factor=3"), rf.getMessage());
 
+        ConfigException metricsPort = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("metrics.port", "9092")));
+        assertTrue(metricsPort.getMessage().contains("metrics.port=9092"), metricsPort.getMessage());
+        assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("metrics.port", "-2")));
+        assertEquals(-1, BrokerConfig.defaults().metricsPort(), "metrics are off unless asked for");
+
         assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "SSL://h:1")));
         assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "host-without-port")));
     }
