@@ -5,7 +5,7 @@
 # runs A-B-B-A (cairn, kafka, kafka, cairn) so drift in machine load hits both. Prints, per shape, a Markdown
 # table with Cairn/Kafka ratios, and writes CSV and HTML latency plots to bench-work/compare/.
 #
-#   bench/compare.sh            (DURATION=10 seconds of producing per run, WARMUP=2 of them not counted)
+#   bench/compare.sh            (about 15 minutes on 2 cores; DURATION=10 s of producing per run, WARMUP=2 not counted)
 #   CELLS="sync-100B e2e-1KiB" SHAPES=1 bench/compare.sh      (a subset)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates, bench/kafka-compare/pom.xml) into bench-work/
