@@ -9,14 +9,14 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /** Valid RecordBatch v2 bytes of a given total size for the benchmarks, and temp directory handling. */
-final class BenchBatches {
+public final class BenchBatches {
     static final int HEADER_BYTES = 61;
 
     private BenchBatches() {
     }
 
     /** One batch of {@code totalBytes} (header included) holding {@code records} offsets. */
-    static ByteBuffer batch(int totalBytes, int records, long timestamp) {
+    public static ByteBuffer batch(int totalBytes, int records, long timestamp) {
         int payload = totalBytes - HEADER_BYTES;
         if (payload < 0) {
             throw new IllegalArgumentException("batch of " + totalBytes + " bytes is smaller than its header");
@@ -37,11 +37,11 @@ final class BenchBatches {
         return buffer;
     }
 
-    static Path tempDirectory() throws IOException {
+    public static Path tempDirectory() throws IOException {
         return Files.createTempDirectory(Path.of("/tmp"), "cairn-jmh-");
     }
 
-    static void deleteRecursively(Path dir) throws IOException {
+    public static void deleteRecursively(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) {
             return;
         }
