@@ -603,12 +603,16 @@ public final class CairnConsumer implements AutoCloseable {
     /** kafka-clients' close and unsubscribe: commit (auto-commit), revoke, LeaveGroup. */
     private void leaveGroup() {
         try {
-            if (group.ensureActive(System.currentTimeMillis())) {
+            // As kafka-clients' onLeavePrepare: with a valid generation the partitions are revoked (after the
+            // auto-commit), otherwise the member was already fenced and they are lost.
+            Set<TopicPartition> owned = Set.copyOf(assigned.keySet());
+            if (group.hasGeneration()) {
                 autoCommitSync();
-                Set<TopicPartition> revoked = Set.copyOf(assigned.keySet());
-                if (!revoked.isEmpty()) {
-                    listener.onPartitionsRevoked(revoked);
+                if (!owned.isEmpty()) {
+                    listener.onPartitionsRevoked(owned);
                 }
+            } else if (!owned.isEmpty()) {
+                listener.onPartitionsLost(owned);
             }
             group.leave();
         } finally {

@@ -113,6 +113,11 @@ public final class GroupMembership implements AutoCloseable {
         return new GroupMember(generationId, memberId, config.groupInstanceId());
     }
 
+    /** True while the member holds a generation the coordinator gave it and has not been fenced since. */
+    public synchronized boolean hasGeneration() {
+        return generationId >= 0 && !lost;
+    }
+
     synchronized boolean isStable() {
         return state == State.STABLE;
     }
