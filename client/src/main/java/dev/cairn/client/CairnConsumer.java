@@ -509,6 +509,9 @@ public final class CairnConsumer implements AutoCloseable {
      */
     public CompletableFuture<Void> commitAsync(Map<TopicPartition, Long> commits) {
         checkOpen();
+        if (commits.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
         GroupMembership member = group;
         CompletableFuture<Void> sent = member == null
                 ? offsets.commit(coordinator(), config.groupId(), Map.copyOf(commits))
