@@ -46,6 +46,10 @@ abstract class GroupScenarios {
 
     abstract BrokerUnderTest startBroker(Path dataDir) throws Exception;
 
+    int replicationFactor() {
+        return 1;
+    }
+
     @BeforeAll
     void start(@TempDir Path dataDir) throws Exception {
         broker = startBroker(dataDir);
@@ -59,7 +63,7 @@ abstract class GroupScenarios {
     private void createTopic(String topic) {
         try (CairnAdmin admin = CairnAdmin.create(AdminConfig.builder().bootstrapServers(broker.bootstrap())
                 .build())) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, 1)));
+            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, replicationFactor())));
         }
     }
 
