@@ -9,8 +9,8 @@ import java.util.Set;
 
 /**
  * Consumer settings under Kafka's key names and defaults (kafka-clients 4.x {@code ConsumerConfig}), built with
- * {@link #builder()} or {@link #fromProperties}. group.id is needed only for committing and reading committed
- * offsets.
+ * {@link #builder()} or {@link #fromProperties}. group.id is needed for subscribe() and for committing and reading
+ * committed offsets.
  */
 public final class ConsumerConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";

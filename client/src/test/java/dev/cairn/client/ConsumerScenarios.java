@@ -19,8 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Cairn's consumer against the broker under test (Cairn: ConsumerIT, Apache Kafka: KafkaConsumerIT): what the Kafka Java producer writes (every codec, headers)
- * it reads back exactly, and a large run of Cairn-produced records comes back exactly once and in order.
+ * Cairn's consumer against the broker under test (Cairn: ConsumerIT, Apache Kafka: KafkaConsumerIT): what the
+ * Kafka Java producer writes (every codec, headers) it reads back exactly, and a large run of Cairn-produced
+ * records comes back exactly once and in order.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 abstract class ConsumerScenarios {
