@@ -3,6 +3,7 @@ package dev.cairn.client;
 import dev.cairn.client.internal.BrokerConnection;
 import dev.cairn.client.internal.ClusterClient;
 import dev.cairn.client.internal.ClusterMetadata;
+import dev.cairn.client.internal.GroupMembership;
 import dev.cairn.client.internal.OffsetsClient;
 import dev.cairn.client.internal.RecordDecoder;
 import dev.cairn.protocol.ApiKey;
@@ -45,6 +46,10 @@ import java.util.concurrent.TimeoutException;
  * broker's long poll overlaps with the application's processing. One fetch is in flight per broker; a partition
  * is fetched again only when its buffered records have been returned, so memory is bounded by the fetch sizes.
  * A partition without a position starts from its committed offset (with a group.id), else per auto.offset.reset.
+ *
+ * <p>{@link #subscribe} joins a consumer group with Kafka's classic protocol ({@link GroupMembership}); the
+ * assignment then comes from the group leader, and with enable.auto.commit (the default) positions are committed
+ * every auto.commit.interval.ms, before each rebalance and on close.
  */
 public final class CairnConsumer implements AutoCloseable {
     private final ConsumerConfig config;
@@ -60,6 +65,10 @@ public final class CairnConsumer implements AutoCloseable {
     private boolean metadataStale = true;
     private long backoffUntilMs;
     private boolean closed;
+    /** Non-null once subscribe() was called. */
+    private GroupMembership group;
+    private ConsumerRebalanceListener listener = ConsumerRebalanceListener.NONE;
+    private long nextAutoCommitMs;
 
     private static final class PartitionState {
         /** The next offset poll returns; -1 until known. */
@@ -92,12 +101,57 @@ public final class CairnConsumer implements AutoCloseable {
     /** Replaces the assignment; partitions kept keep their positions. */
     public void assign(Collection<TopicPartition> partitions) {
         checkOpen();
+        if (group != null) {
+            throw new IllegalStateException("assign() after subscribe(): call unsubscribe() first");
+        }
         Set<TopicPartition> wanted = new HashSet<>(partitions);
         assigned.keySet().retainAll(wanted);
         for (TopicPartition partition : partitions) {
             assigned.computeIfAbsent(partition, unused -> new PartitionState());
         }
         metadataStale = true;
+    }
+
+    /**
+     * Joins the consumer group (group.id) for these topics; partitions are assigned by the group leader with the
+     * first of partition.assignment.strategy that every member supports. The join happens in {@link #poll}.
+     */
+    public void subscribe(Collection<String> topics, ConsumerRebalanceListener rebalanceListener) {
+        checkOpen();
+        if (config.groupId() == null) {
+            throw new CairnConfigException("subscribe() needs group.id");
+        }
+        if (topics.isEmpty()) {
+            throw new IllegalArgumentException("subscribe() needs at least one topic; use unsubscribe()");
+        }
+        if (group == null) {
+            if (!assigned.isEmpty()) {
+                throw new IllegalStateException("subscribe() after assign(): call unsubscribe() first");
+            }
+            group = new GroupMembership(config, cluster, offsets, new RebalanceHooks());
+            nextAutoCommitMs = System.currentTimeMillis() + config.autoCommitIntervalMs();
+        }
+        listener = rebalanceListener;
+        group.subscribe(topics);
+    }
+
+    public void subscribe(Collection<String> topics) {
+        subscribe(topics, ConsumerRebalanceListener.NONE);
+    }
+
+    /** The subscribed topics (empty without subscribe()). */
+    public Set<String> subscription() {
+        return group == null ? Set.of() : Set.copyOf(group.topics());
+    }
+
+    /** Leaves the group (committing first with enable.auto.commit) or drops the manual assignment. */
+    public void unsubscribe() {
+        checkOpen();
+        if (group != null) {
+            leaveGroup();
+            group = null;
+        }
+        assigned.clear();
     }
 
     public Set<TopicPartition> assignment() {
@@ -159,7 +213,14 @@ public final class CairnConsumer implements AutoCloseable {
     public List<ConsumerRecord> poll(Duration timeout) {
         checkOpen();
         long deadlineMs = System.currentTimeMillis() + timeout.toMillis();
+        if (group != null) {
+            group.onPoll(System.currentTimeMillis());
+        }
         while (true) {
+            if (group != null && !group.ensureActive(deadlineMs)) {
+                return List.of();
+            }
+            maybeAutoCommit();
             try {
                 prepareFetching();
             } catch (CairnException failed) {
@@ -408,6 +469,9 @@ public final class CairnConsumer implements AutoCloseable {
         if (config.groupId() == null) {
             throw new CairnConfigException("committed offsets need group.id");
         }
+        if (group != null) {
+            return group.coordinator();
+        }
         if (coordinator < 0) {
             coordinator = offsets.findCoordinator(config.groupId());
         }
@@ -438,16 +502,126 @@ public final class CairnConsumer implements AutoCloseable {
         return commitAsync(currentPositions());
     }
 
+    /**
+     * Commits without waiting. In a group the commit carries the member's generation; ILLEGAL_GENERATION or
+     * UNKNOWN_MEMBER_ID (the group moved on) fail it for good and make the member rejoin, REBALANCE_IN_PROGRESS
+     * makes it rejoin too.
+     */
     public CompletableFuture<Void> commitAsync(Map<TopicPartition, Long> commits) {
         checkOpen();
-        CompletableFuture<Void> sent = offsets.commit(coordinator(), config.groupId(), Map.copyOf(commits));
+        if (commits.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        GroupMembership member = group;
+        CompletableFuture<Void> sent = member == null
+                ? offsets.commit(coordinator(), config.groupId(), Map.copyOf(commits))
+                : offsets.commit(coordinator(), config.groupId(), member.member(), Map.copyOf(commits));
         return sent.whenComplete((ignored, error) -> {
-            if (error != null && OffsetsClient.unwrap(error) instanceof CairnApiException apiError
-                    && (apiError.errorCode() == ErrorCode.NOT_COORDINATOR
-                    || apiError.errorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE)) {
-                coordinator = -1;
+            if (error != null && OffsetsClient.unwrap(error) instanceof CairnApiException apiError) {
+                if (member != null) {
+                    member.onGroupError(apiError.errorCode());
+                } else if (apiError.errorCode() == ErrorCode.NOT_COORDINATOR
+                        || apiError.errorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE) {
+                    coordinator = -1;
+                }
             }
         });
+    }
+
+    private void maybeAutoCommit() {
+        long now = System.currentTimeMillis();
+        if (group == null || !config.autoCommit() || now < nextAutoCommitMs) {
+            return;
+        }
+        nextAutoCommitMs = now + config.autoCommitIntervalMs();
+        Map<TopicPartition, Long> positions = currentPositions();
+        if (!positions.isEmpty()) {
+            commitAsync(positions); // A failure is retried at the next interval with newer positions.
+        }
+    }
+
+    /** Commits synchronously when auto-committing; a failure is swallowed as kafka-clients does before a rebalance. */
+    private void autoCommitSync() {
+        if (!config.autoCommit()) {
+            return;
+        }
+        Map<TopicPartition, Long> positions = currentPositions();
+        if (positions.isEmpty()) {
+            return;
+        }
+        try {
+            commitSync(positions, Duration.ofMillis(config.defaultApiTimeoutMs()));
+        } catch (CairnException failed) {
+            // The next owner starts from the last successful commit; records since then are read again.
+        }
+    }
+
+    /** The consumer side of a rebalance: commits, listener calls and assignment changes. */
+    private final class RebalanceHooks implements GroupMembership.Hooks {
+        @Override
+        public void onJoinPrepare(boolean cooperative) {
+            autoCommitSync();
+            if (!cooperative) {
+                Set<TopicPartition> revoked = Set.copyOf(assigned.keySet());
+                listener.onPartitionsRevoked(revoked);
+                assigned.clear();
+            }
+        }
+
+        @Override
+        public List<TopicPartition> ownedPartitions() {
+            return List.copyOf(assigned.keySet());
+        }
+
+        @Override
+        public boolean onJoinComplete(List<TopicPartition> newAssignment, boolean cooperative) {
+            Set<TopicPartition> revoked = new HashSet<>(assigned.keySet());
+            newAssignment.forEach(revoked::remove);
+            List<TopicPartition> added = new ArrayList<>();
+            for (TopicPartition partition : newAssignment) {
+                if (!assigned.containsKey(partition)) {
+                    added.add(partition);
+                }
+            }
+            if (!revoked.isEmpty()) {
+                listener.onPartitionsRevoked(Set.copyOf(revoked));
+                assigned.keySet().removeAll(revoked);
+            }
+            added.forEach(partition -> assigned.put(partition, new PartitionState()));
+            metadataStale = true;
+            listener.onPartitionsAssigned(List.copyOf(added));
+            return cooperative && !revoked.isEmpty();
+        }
+
+        @Override
+        public void onPartitionsLost() {
+            Set<TopicPartition> lost = Set.copyOf(assigned.keySet());
+            assigned.clear();
+            if (!lost.isEmpty()) {
+                listener.onPartitionsLost(lost);
+            }
+        }
+    }
+
+    /** kafka-clients' close and unsubscribe: commit (auto-commit), revoke, LeaveGroup. */
+    private void leaveGroup() {
+        try {
+            // As kafka-clients' onLeavePrepare: with a valid generation the partitions are revoked (after the
+            // auto-commit), otherwise the member was already fenced and they are lost.
+            Set<TopicPartition> owned = Set.copyOf(assigned.keySet());
+            if (group.hasGeneration()) {
+                autoCommitSync();
+                if (!owned.isEmpty()) {
+                    listener.onPartitionsRevoked(owned);
+                }
+            } else if (!owned.isEmpty()) {
+                listener.onPartitionsLost(owned);
+            }
+            group.leave();
+        } finally {
+            group.close();
+            assigned.clear();
+        }
     }
 
     /** The group's committed offsets for these partitions; partitions without one are absent. */
@@ -472,9 +646,19 @@ public final class CairnConsumer implements AutoCloseable {
         }
     }
 
+    /** Leaves the group if subscribed (see {@link #unsubscribe()}), then closes every connection. */
     @Override
     public void close() {
-        closed = true;
-        cluster.close();
+        if (closed) {
+            return;
+        }
+        try {
+            if (group != null) {
+                leaveGroup();
+            }
+        } finally {
+            closed = true;
+            cluster.close();
+        }
     }
 }

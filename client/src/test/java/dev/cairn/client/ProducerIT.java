@@ -1,165 +1,20 @@
 package dev.cairn.client;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.cairn.broker.BrokerFixture;
-import dev.cairn.protocol.record.compression.CompressionType;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
-/**
- * Cairn's producer against an in-process Cairn broker, checked by the Kafka Java consumer (the interop oracle):
- * every acks level, every codec, headers, and idempotence across dropped connections (kafka-protocol.md A.3).
- */
-@Timeout(value = 180, unit = TimeUnit.SECONDS)
-class ProducerIT {
-    private static final int PARTITIONS = 3;
-    @TempDir
-    static Path dataDir;
-    private static BrokerFixture broker;
-
+/** {@link ProducerScenarios} against a single-node Cairn broker. */
+class ProducerIT extends ProducerScenarios {
     @BeforeAll
-    static void start() throws Exception {
-        broker = BrokerFixture.start(dataDir, Map.of("num.partitions", Integer.toString(PARTITIONS)));
+    static void start(@TempDir Path dataDir) throws Exception {
+        broker = BrokerUnderTest.cairn(dataDir, Map.of("num.partitions", "3"));
     }
 
     @AfterAll
     static void stop() throws Exception {
         broker.close();
-    }
-
-    static byte[] utf8(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static ProducerConfig.Builder config() {
-        return ProducerConfig.builder().bootstrapServers(broker.bootstrap()).clientId("producer-it");
-    }
-
-    /**
-     * acks=0 gets no answer, so records sent while an auto-created partition is still electing its leader are lost
-     * without notice (as with Kafka). One acknowledged record per partition first makes every leader ready; these
-     * records are values v0, v1, v2 at offset 0.
-     */
-    private static void warmUp(String topic) throws Exception {
-        try (CairnProducer producer = CairnProducer.create(config().build())) {
-            for (int i = 0; i < PARTITIONS; i++) {
-                producer.send(new ProducerRecord(topic, i, null, utf8("k" + i), utf8("v" + i), List.of()))
-                        .get(60, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"0", "1", "all"})
-    void everyAcksLevelDeliversEveryRecordOnce(String acks) throws Exception {
-        String topic = "acks-" + acks;
-        int count = 5_000;
-        warmUp(topic);
-        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-        try (CairnProducer producer = CairnProducer.create(config().acks(acks).build())) {
-            for (int i = PARTITIONS; i < count; i++) {
-                futures.add(producer.send(new ProducerRecord(topic, i % PARTITIONS, null, utf8("k" + i),
-                        utf8("v" + i), List.of())));
-            }
-            producer.flush(Duration.ofSeconds(60));
-        }
-        long[] next = {1, 1, 1};
-        for (int i = PARTITIONS; i < count; i++) {
-            RecordMetadata metadata = futures.get(i - PARTITIONS).get(10, TimeUnit.SECONDS);
-            assertEquals(i % PARTITIONS, metadata.partition());
-            long expected = acks.equals("0") ? RecordMetadata.UNKNOWN_OFFSET : next[metadata.partition()]++;
-            assertEquals(expected, metadata.offset(), "offset of record " + i);
-        }
-        var records = KafkaOracle.consumeAll(broker.bootstrap(), topic, PARTITIONS, count);
-        long[] perPartition = new long[PARTITIONS];
-        for (var record : records) {
-            int i = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8).substring(1));
-            assertEquals(i % PARTITIONS, record.partition());
-            assertEquals(perPartition[record.partition()]++, record.offset());
-            assertEquals("k" + i, new String(record.key(), StandardCharsets.UTF_8));
-        }
-    }
-
-    @ParameterizedTest
-    @EnumSource(CompressionType.class)
-    void kafkaConsumerReadsEveryCodecWithHeaders(CompressionType compression) throws Exception {
-        String topic = "codec-" + compression.kafkaName();
-        int count = 2_000;
-        long baseTimestamp = System.currentTimeMillis() - 10_000;
-        try (CairnProducer producer = CairnProducer.create(config().compression(compression).build())) {
-            for (int i = 0; i < count; i++) {
-                byte[] key = i % 10 == 0 ? null : utf8("key-" + i);
-                producer.send(new ProducerRecord(topic, 0, baseTimestamp + i, key, utf8("value-" + i),
-                        List.of(new Header("h1", utf8("hv-" + i)), new Header("h2", null))));
-            }
-            producer.flush(Duration.ofSeconds(60));
-        }
-        var records = KafkaOracle.consumeAll(broker.bootstrap(), topic, 1, count);
-        for (int i = 0; i < count; i++) {
-            var record = records.get(i);
-            assertEquals(i, record.offset());
-            assertEquals(baseTimestamp + i, record.timestamp());
-            assertArrayEquals(i % 10 == 0 ? null : utf8("key-" + i), record.key());
-            assertArrayEquals(utf8("value-" + i), record.value());
-            var headers = record.headers().toArray();
-            assertEquals(2, headers.length);
-            assertEquals("h1", headers[0].key());
-            assertArrayEquals(utf8("hv-" + i), headers[0].value());
-            assertEquals("h2", headers[1].key());
-            assertEquals(null, headers[1].value());
-        }
-    }
-
-    @Test
-    void idempotentProducerWritesNoDuplicatesAcrossDroppedConnections() throws Exception {
-        String topic = "drops";
-        int count = 50_000;
-        int dropEvery = 5_000;
-        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-        long retried;
-        try (CairnProducer producer = CairnProducer.create(config().lingerMs(1).build())) {
-            for (int i = 0; i < count; i++) {
-                futures.add(producer.send(new ProducerRecord(topic, i % PARTITIONS, null, null, utf8("v" + i),
-                        List.of())));
-                if (i % dropEvery == dropEvery - 1) {
-                    assertTrue(producer.dropConnectionsWhileInFlightForTesting(Duration.ofSeconds(10)),
-                            "a request was in flight to cut");
-                }
-            }
-            producer.flush(Duration.ofSeconds(120));
-            retried = producer.retriedBatchesForTesting();
-        }
-        // The drops cut requests in flight; unless every one of them had been answered an instant before its cut,
-        // batches were resent, which is what this test is about.
-        assertTrue(retried > 0, "batches retried after dropped connections: " + retried);
-        long[] next = new long[PARTITIONS];
-        for (int i = 0; i < count; i++) {
-            RecordMetadata metadata = futures.get(i).get(10, TimeUnit.SECONDS);
-            assertEquals(next[metadata.partition()]++, metadata.offset(), "record " + i + " offset");
-        }
-        var records = KafkaOracle.consumeAll(broker.bootstrap(), topic, PARTITIONS, count);
-        long[] expectedIndex = {0, 1, 2};
-        for (var record : records) {
-            int i = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8).substring(1));
-            assertEquals(expectedIndex[record.partition()], i, "partition order kept, no duplicates");
-            expectedIndex[record.partition()] += PARTITIONS;
-        }
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +43,7 @@ class ReadmeExampleIT {
     void readmeExampleRuns() throws Exception {
         try (BrokerFixture broker = BrokerFixture.start(dataDir, Map.of())) {
             List<String> seen = example(broker.bootstrap());
-            assertEquals(List.of("hello", "world"), seen);
+            assertEquals(List.of("hello", "world", "hello", "world"), seen, "assigned, then as a group member");
         }
     }
 
@@ -82,6 +83,35 @@ class ReadmeExampleIT {
                 for (ConsumerRecord record : consumer.poll(Duration.ofMillis(500))) {
                     seen.add(new String(record.value(), StandardCharsets.UTF_8));
                 }
+            }
+        }
+
+        // A consumer group: members share the partitions; committing on revoke hands them on exactly.
+        ConsumerConfig groupConfig = ConsumerConfig.builder()
+                .bootstrapServers(bootstrap)
+                .groupId("greeters")
+                .assignors("cooperative-sticky")
+                .offsetReset(ConsumerConfig.OffsetReset.EARLIEST)
+                .autoCommit(false)
+                .build();
+        try (CairnConsumer member = CairnConsumer.create(groupConfig)) {
+            member.subscribe(List.of("greetings"), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    member.commitSync();
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    System.out.println("now reading " + partitions);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (seen.size() < 4 && System.nanoTime() < deadline) {
+                for (ConsumerRecord record : member.poll(Duration.ofMillis(500))) {
+                    seen.add(new String(record.value(), StandardCharsets.UTF_8));
+                }
+                member.commitSync();
             }
         }
         // README-END

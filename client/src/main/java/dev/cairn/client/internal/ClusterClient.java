@@ -29,6 +29,14 @@ import java.util.function.LongSupplier;
 public final class ClusterClient implements AutoCloseable {
     /** Bootstrap connections use negative ids so they never collide with broker node ids. */
     private static final int BOOTSTRAP_NODE_ID_BASE = -1000;
+    /**
+     * A group coordinator gets a connection of its own (key {@code COORDINATOR_KEY_BASE - nodeId}, as kafka-clients
+     * does), so that a JoinGroup the broker parks for a whole rebalance never delays fetches or heartbeats queued
+     * behind it on a shared connection.
+     */
+    private static final int COORDINATOR_KEY_BASE = Integer.MAX_VALUE;
+    /** Node ids at or above this are coordinator keys; broker ids stay far below. */
+    private static final int COORDINATOR_KEY_MIN = Integer.MAX_VALUE / 2;
 
     private final List<HostPort> bootstrapServers;
     private final String clientId;
@@ -79,7 +87,15 @@ public final class ClusterClient implements AutoCloseable {
         }
     }
 
+    /** The dedicated connection to a broker in its role as group coordinator. */
+    public BrokerConnection coordinatorConnection(int nodeId) {
+        return connection(COORDINATOR_KEY_BASE - nodeId);
+    }
+
     private HostPort addressOf(int nodeId) {
+        if (nodeId >= COORDINATOR_KEY_MIN) {
+            return addressOf(COORDINATOR_KEY_BASE - nodeId);
+        }
         if (nodeId <= BOOTSTRAP_NODE_ID_BASE) {
             return bootstrapServers.get(BOOTSTRAP_NODE_ID_BASE - nodeId);
         }

@@ -126,8 +126,22 @@ public final class OffsetsClient {
         return nodeId;
     }
 
-    /** Sends OffsetCommit to the coordinator; the future fails with the first partition error. */
+    /** Sends OffsetCommit for a consumer outside any group generation (assign()). */
     public CompletableFuture<Void> commit(int coordinator, String groupId, Map<TopicPartition, Long> offsets) {
+        return commit(coordinator, groupId, GroupMember.NONE, offsets);
+    }
+
+    /** Who commits: a group member's generation, member id and static instance id, or NONE outside a group. */
+    public record GroupMember(int generationId, String memberId, String groupInstanceId) {
+        public static final GroupMember NONE = new GroupMember(-1, "", null);
+    }
+
+    /**
+     * Sends OffsetCommit to the coordinator; the future fails with the first partition error. A group member's
+     * commit goes over the coordinator connection with its generation, which the coordinator checks.
+     */
+    public CompletableFuture<Void> commit(int coordinator, String groupId, GroupMember member,
+                                          Map<TopicPartition, Long> offsets) {
         Map<String, List<Struct>> byTopic = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, Long> entry : offsets.entrySet()) {
             byTopic.computeIfAbsent(entry.getKey().topic(), unused -> new ArrayList<>()).add(
@@ -143,10 +157,13 @@ public final class OffsetsClient {
                 .set(OffsetCommitRequest.OffsetCommitRequestTopic.PARTITIONS, partitions)));
         Struct request = new Struct(OffsetCommitRequest.SCHEMA)
                 .set(OffsetCommitRequest.GROUP_ID, groupId)
-                .set(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH, -1)
-                .set(OffsetCommitRequest.MEMBER_ID, "")
+                .set(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH, member.generationId())
+                .set(OffsetCommitRequest.MEMBER_ID, member.memberId())
+                .set(OffsetCommitRequest.GROUP_INSTANCE_ID, member.groupInstanceId())
                 .set(OffsetCommitRequest.TOPICS, topics);
-        return cluster.connection(coordinator).send(ApiKey.OFFSET_COMMIT, request, true).thenAccept(response -> {
+        BrokerConnection connection = member == GroupMember.NONE ? cluster.connection(coordinator)
+                : cluster.coordinatorConnection(coordinator);
+        return connection.send(ApiKey.OFFSET_COMMIT, request, true).thenAccept(response -> {
             for (Struct topic : response.get(OffsetCommitResponse.TOPICS)) {
                 for (Struct partition : topic.get(OffsetCommitResponse.OffsetCommitResponseTopic.PARTITIONS)) {
                     ErrorCode error = ErrorCode.forCode(
