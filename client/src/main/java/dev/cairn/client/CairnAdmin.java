@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -129,6 +131,36 @@ public final class CairnAdmin implements AutoCloseable {
     /** Offsets for {@link #EARLIEST}, {@link #LATEST} or a timestamp in ms, per partition. */
     public Map<TopicPartition, Long> listOffsets(Map<TopicPartition, Long> specs) {
         return withRetries("ListOffsets", () -> offsets.listOffsets(specs));
+    }
+
+    /**
+     * Every offset {@code groupId} has committed, per partition (what {@code kafka-consumer-groups --describe}
+     * shows beside the log end offsets). A group that committed nothing gives an empty map.
+     */
+    public Map<TopicPartition, Long> listConsumerGroupOffsets(String groupId) {
+        return withRetries("OffsetFetch", () -> offsets.committed(offsets.findCoordinator(groupId), groupId, null));
+    }
+
+    /**
+     * Sets a group's committed offsets (Kafka's alterConsumerGroupOffsets, e.g. to rewind a stopped group). The
+     * coordinator refuses it with UNKNOWN_MEMBER_ID while the group has active members, as Kafka does.
+     */
+    public void alterConsumerGroupOffsets(String groupId, Map<TopicPartition, Long> committed) {
+        withRetries("OffsetCommit", () -> {
+            try {
+                offsets.commit(offsets.findCoordinator(groupId), groupId, committed)
+                        .get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                return null;
+            } catch (ExecutionException failed) {
+                throw OffsetsClient.unwrap(failed);
+            } catch (TimeoutException timedOut) {
+                throw new CairnTimeoutException("OffsetCommit for group " + groupId + " timed out after "
+                        + config.requestTimeoutMs() + " ms");
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new CairnException("OffsetCommit interrupted", true, interrupted);
+            }
+        });
     }
 
     /** The cluster id, controller and brokers (DescribeCluster, or Metadata where DescribeCluster is missing). */

@@ -43,6 +43,21 @@ class AdminIT {
     }
 
     @Test
+    void consumerGroupOffsetsAreAlteredAndListed() {
+        try (CairnAdmin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("group-offsets", 3, 1)));
+            assertEquals(Map.of(), admin.listConsumerGroupOffsets("rewind-me"), "nothing committed yet");
+            Map<TopicPartition, Long> committed = Map.of(new TopicPartition("group-offsets", 0), 7L,
+                    new TopicPartition("group-offsets", 2), 0L);
+            admin.alterConsumerGroupOffsets("rewind-me", committed);
+            assertEquals(committed, admin.listConsumerGroupOffsets("rewind-me"));
+            admin.alterConsumerGroupOffsets("rewind-me", Map.of(new TopicPartition("group-offsets", 0), 3L));
+            assertEquals(3L, admin.listConsumerGroupOffsets("rewind-me").get(new TopicPartition("group-offsets", 0)));
+            assertEquals(Map.of(), admin.listConsumerGroupOffsets("another-group"), "groups are kept apart");
+        }
+    }
+
+    @Test
     void createDescribeListAndDeleteTopics() throws Exception {
         try (CairnAdmin admin = admin()) {
             admin.createTopics(List.of(new NewTopic("admin-topic", 4, 1)));

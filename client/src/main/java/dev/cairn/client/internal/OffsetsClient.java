@@ -178,14 +178,23 @@ public final class OffsetsClient {
         });
     }
 
-    /** The committed offsets of a group; a partition without a committed offset is absent. */
+    /**
+     * The committed offsets of a group; a partition without a committed offset is absent. {@code wanted} null
+     * asks for every partition the group has committed (OffsetFetch v2+).
+     */
     public Map<TopicPartition, Long> committed(int coordinator, String groupId, Collection<TopicPartition> wanted) {
-        Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
-        wanted.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), unused -> new ArrayList<>()).add(tp.partition()));
-        List<Struct> topics = new ArrayList<>();
-        byTopic.forEach((name, partitions) -> topics.add(new Struct(OffsetFetchRequest.OffsetFetchRequestTopic.SCHEMA)
-                .set(OffsetFetchRequest.OffsetFetchRequestTopic.NAME, name)
-                .set(OffsetFetchRequest.OffsetFetchRequestTopic.PARTITION_INDEXES, partitions)));
+        List<Struct> topics = null;
+        if (wanted != null) {
+            Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+            wanted.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), unused -> new ArrayList<>())
+                    .add(tp.partition()));
+            List<Struct> listed = new ArrayList<>();
+            byTopic.forEach((name, partitions) -> listed.add(
+                    new Struct(OffsetFetchRequest.OffsetFetchRequestTopic.SCHEMA)
+                            .set(OffsetFetchRequest.OffsetFetchRequestTopic.NAME, name)
+                            .set(OffsetFetchRequest.OffsetFetchRequestTopic.PARTITION_INDEXES, partitions)));
+            topics = listed;
+        }
         Struct request = new Struct(OffsetFetchRequest.SCHEMA)
                 .set(OffsetFetchRequest.GROUP_ID, groupId)
                 .set(OffsetFetchRequest.TOPICS, topics);
