@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cairn.broker.Broker;
-import dev.cairn.broker.BrokerFixture;
-import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.InProcessCluster;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,49 +34,22 @@ class LeaderChangeIT {
 
     @TempDir
     Path dir;
-    private final List<Broker> brokers = new ArrayList<>();
+    private InProcessCluster cluster;
 
     @AfterEach
     void stop() throws Exception {
-        for (Broker broker : brokers) {
-            broker.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private void startCluster() throws Exception {
-        int[] raftPorts = {BrokerFixture.freePort(), BrokerFixture.freePort(), BrokerFixture.freePort()};
-        String voters = "1@127.0.0.1:" + raftPorts[0] + ",2@127.0.0.1:" + raftPorts[1] + ",3@127.0.0.1:" + raftPorts[2];
-        List<CompletableFuture<Broker>> starting = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Map<String, String> settings = new HashMap<>();
-            settings.put("node.id", Integer.toString(i + 1));
-            settings.put("listeners", "127.0.0.1:0");
-            settings.put("raft.listener", "127.0.0.1:" + raftPorts[i]);
-            settings.put("raft.voters", voters);
-            settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
-            settings.put("num.partitions", Integer.toString(PARTITIONS));
-            settings.put("default.replication.factor", "3");
-            BrokerConfig config = BrokerConfig.fromMap(settings);
-            // A broker's start-up waits for a metadata majority, so all three start together.
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return Broker.start(config);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
-        for (CompletableFuture<Broker> broker : starting) {
-            brokers.add(broker.get(120, TimeUnit.SECONDS));
-        }
+        cluster = InProcessCluster.start(3, dir, Map.of("num.partitions", Integer.toString(PARTITIONS),
+                "default.replication.factor", "3"));
     }
 
     private String bootstrap() {
-        List<String> addresses = new ArrayList<>();
-        for (Broker broker : brokers) {
-            addresses.add("127.0.0.1:" + broker.kafkaPort());
-        }
-        return String.join(",", addresses);
+        return cluster.bootstrap();
     }
 
     @Test
@@ -99,9 +69,7 @@ class LeaderChangeIT {
                         ByteBuffer.allocate(Integer.BYTES).putInt(i).array(), List.of())));
                 if (i == RECORDS / 2) {
                     // Stop partition 0's leader while batches to it are queued and in flight.
-                    Broker leader = brokers.stream().filter(b -> b.config().nodeId() == leaderBefore).findFirst().orElseThrow();
-                    brokers.remove(leader);
-                    leader.close();
+                    cluster.stop(leaderBefore);
                 }
             }
             producer.flush(Duration.ofSeconds(120));
