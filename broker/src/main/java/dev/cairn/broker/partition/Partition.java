@@ -124,7 +124,9 @@ public final class Partition {
         long baseOffset = log.logEndOffset();
         stored.setBaseOffset(baseOffset);
         stored.setPartitionLeaderEpoch(leaderEpoch);
-        log.maybeRoll(append.appendTimeMs());
+        // Time-based rolling compares the incoming batch's timestamp with the segment's first one, as Kafka does;
+        // against the append time, a producer writing old timestamps (a replay, a mirror) rolled on every append.
+        log.maybeRoll(maxTimestamp);
         log.append(copy);
         log.maybeFlush(append.appendTimeMs());
         long lastOffset = baseOffset + lastOffsetDelta;

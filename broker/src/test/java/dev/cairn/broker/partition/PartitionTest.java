@@ -115,6 +115,26 @@ class PartitionTest {
     }
 
     @Test
+    void timeBasedRollingGoesByBatchTimestampsNotByAppendTime() throws IOException {
+        LogConfig daily = LogConfig.defaults().withSegmentMs(86_400_000L);
+        Partition partition = new Partition("orders", 0, Log.open(io, DIR, daily), offsets);
+        long longAfter = 30L * 86_400_000L;
+        // Old timestamps (a replay) appended a month later: one segment, not one per append.
+        for (int i = 1; i <= 5; i++) {
+            partition.apply(i, 1, new Command.Append(TestBatches.batch(0, 1, 1_000L, 300, i), longAfter));
+        }
+        assertEquals(1, segmentFiles());
+        // A batch stamped more than segment.ms after the segment's first one rolls it.
+        partition.apply(6, 1, new Command.Append(TestBatches.batch(0, 1, 1_000L + 86_400_001L, 300, 6), longAfter));
+        partition.apply(7, 1, new Command.Append(TestBatches.batch(0, 1, 1_000L + 86_400_001L, 300, 7), longAfter));
+        assertEquals(2, segmentFiles());
+    }
+
+    private long segmentFiles() throws IOException {
+        return io.list(DIR).stream().filter(p -> p.toString().endsWith(".log")).count();
+    }
+
+    @Test
     void snapshotThenReplayRebuildsTheSameBytes() throws IOException {
         List<Command> commands = new ArrayList<>();
         for (int i = 0; i < 40; i++) {

@@ -83,7 +83,10 @@ public class RatisProduceBenchmark {
         while (cluster.leaderReplica(PARTITION).isEmpty()) {
             waitUntil(deadline, "partition group has no local leader");
         }
-        batch = BenchBatches.batch(batchBytes, 1, 1_700_000_000_000L);
+        // A current timestamp, as a producer stamps it: appends are stamped with the wall clock, and a batch
+        // older than segment.ms (7 days) would roll the segment on every append (time-based rolling goes by
+        // the first batch's timestamp, as in Kafka), which is what an earlier version of this benchmark measured.
+        batch = BenchBatches.batch(batchBytes, 1, System.currentTimeMillis());
     }
 
     private static void waitUntil(long deadlineNs, String what) throws InterruptedException {
