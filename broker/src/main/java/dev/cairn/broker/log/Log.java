@@ -268,7 +268,11 @@ public final class Log implements Closeable {
                 || lastOffset - active.baseOffset() > SegmentDescriptor.RELATIVE_OFFSET_MAX;
     }
 
-    /** Rolls when the active segment's first batch is older than {@code segment.ms}; true if it rolled. */
+    /**
+     * Rolls when {@code nowMs} lies more than {@code segment.ms} after the active segment's first batch
+     * timestamp; true if it rolled. Appends pass the incoming batch's timestamp (as Kafka compares them),
+     * retention ticks the replicated wall-clock time.
+     */
     public boolean maybeRoll(long nowMs) {
         checkWriter();
         long first = active.firstBatchTimestamp();
