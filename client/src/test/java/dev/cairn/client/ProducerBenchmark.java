@@ -4,104 +4,262 @@ import dev.cairn.broker.BrokerFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * Not a test: Cairn's producer beside kafka-clients' producer against the same broker, same settings (idempotent,
- * acks=all, linger.ms=5, batch.size=16384, no compression), in alternating rounds so that machine noise hits both.
- * Reports records/s and the send latency (send call to acknowledgement, HdrHistogram) p50/p99 per round.
- * Arguments: records per round (default 500000), value bytes (default 100), rounds (default 3), and optionally a
- * bootstrap address of a running broker (e.g. Apache Kafka) instead of an in-process Cairn broker.
+ * acks=all, linger.ms=5, batch.size=16384, buffer.memory 32 MiB, no compression).
+ *
+ * <p>Each round has two phases, and within a phase the two producers run one after the other, alternating which
+ * goes first (A-B, then B-A) so that drift in machine load hits both:
+ * <ul>
+ *   <li><b>max</b>: send as fast as the producer accepts; reports records/s. Its latency is mostly time spent
+ *       queued in buffer.memory (an open loop at saturation), so it is printed but not the latency figure.
+ *   <li><b>rate</b>: send at a fixed rate that both sustain; reports latency p50/p99/p99.9 from when each record
+ *       was due to its acknowledgement (a late send counts against the producer: no coordinated omission).
+ * </ul>
+ * A warm-up round runs first and is not reported (both JITs are cold). The summary gives the median of the
+ * per-round ratios.
+ *
+ * <p>Options ({@code --name=value}): records (per max phase, default 500000), value-bytes (100), rounds (3), rate
+ * (records/s in the rate phase, default 20000), rate-seconds (10), bootstrap (a running broker, e.g. Apache Kafka;
+ * default: an in-process Cairn broker).
  */
 public final class ProducerBenchmark {
     private static final int PARTITIONS = 3;
     private static final long FLUSH_TIMEOUT_MS = 300_000;
     /** Latencies above this (in microseconds) are clamped; a send slower than 5 minutes has failed anyway. */
     private static final long LATENCY_US_MAX = TimeUnit.MINUTES.toMicros(5);
+    private static final int WARM_UP_RECORDS = 200_000;
 
     private ProducerBenchmark() {
     }
 
-    /** One producer's round: throughput and the latency histogram in microseconds. */
-    private record Result(double recordsPerSecond, Histogram latencyUs) {
+    /** Called once per record with System.nanoTime() at its acknowledgement, and whether the send failed. */
+    private interface Ack {
+        void done(long ackNanos, boolean failed);
+    }
+
+    /** The two producers behind one small face: send a value, and run a callback when it is acknowledged. */
+    private interface BenchProducer extends AutoCloseable {
+        void send(String topic, Integer partition, byte[] value, Ack ack) throws Exception;
+
+        void flush() throws Exception;
+    }
+
+    /** One producer's phase: throughput and the latency histogram in microseconds. */
+    private record Result(double recordsPerSecond, Histogram latencyUs, long errors) {
+        double p99Ms() {
+            return latencyUs.getValueAtPercentile(99) / 1000.0;
+        }
+
         String describe() {
-            return String.format("%,10.0f rec/s  p50 %7.1f ms  p99 %7.1f ms", recordsPerSecond,
-                    latencyUs.getValueAtPercentile(50) / 1000.0, latencyUs.getValueAtPercentile(99) / 1000.0);
+            return String.format("%,10.0f rec/s  p50 %8.2f ms  p99 %8.2f ms  p99.9 %8.2f ms  errors %d",
+                    recordsPerSecond, latencyUs.getValueAtPercentile(50) / 1000.0, p99Ms(),
+                    latencyUs.getValueAtPercentile(99.9) / 1000.0, errors);
+        }
+    }
+
+    private record Options(int records, int valueBytes, int rounds, int rate, int rateSeconds, String bootstrap) {
+        static Options parse(String[] args) {
+            Map<String, String> named = new java.util.HashMap<>();
+            for (String arg : args) {
+                String[] pair = arg.replaceFirst("^--", "").split("=", 2);
+                if (pair.length != 2) {
+                    throw new IllegalArgumentException("expected --name=value, got " + arg);
+                }
+                named.put(pair[0], pair[1]);
+            }
+            Options options = new Options(Integer.parseInt(named.getOrDefault("records", "500000")),
+                    Integer.parseInt(named.getOrDefault("value-bytes", "100")),
+                    Integer.parseInt(named.getOrDefault("rounds", "3")),
+                    Integer.parseInt(named.getOrDefault("rate", "20000")),
+                    Integer.parseInt(named.getOrDefault("rate-seconds", "10")),
+                    named.get("bootstrap"));
+            named.keySet().removeAll(List.of("records", "value-bytes", "rounds", "rate", "rate-seconds", "bootstrap"));
+            if (!named.isEmpty()) {
+                throw new IllegalArgumentException("unknown options " + named.keySet());
+            }
+            return options;
         }
     }
 
     public static void main(String[] args) throws Exception {
-        int records = args.length > 0 ? Integer.parseInt(args[0]) : 500_000;
-        int valueBytes = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        byte[] value = new byte[valueBytes];
-        if (args.length > 3) {
-            run(args[3], "external", records, value, rounds);
+        Options options = Options.parse(args);
+        if (options.bootstrap() != null) {
+            run(options.bootstrap(), "external", options);
             return;
         }
         Path dataDir = Files.createTempDirectory("cairn-bench");
         try (BrokerFixture broker = BrokerFixture.start(dataDir, Map.of("num.partitions",
                 Integer.toString(PARTITIONS)))) {
-            run(broker.bootstrap(), "in-process Cairn", records, value, rounds);
+            run(broker.bootstrap(), "in-process Cairn", options);
         }
     }
 
-    private static void run(String bootstrap, String brokerName, int records, byte[] value, int rounds)
-            throws Exception {
-        System.out.printf("broker: %s at %s; %d records of %d bytes per round%n", brokerName, bootstrap, records,
-                value.length);
-        for (int round = 1; round <= rounds; round++) {
-            Result kafka = kafka(bootstrap, "bench-kafka-" + round, records, value);
-            Result cairn = cairn(bootstrap, "bench-cairn-" + round, records, value);
-            System.out.printf("round %d  kafka-clients %s%n", round, kafka.describe());
-            System.out.printf("round %d  cairn         %s   (throughput cairn/kafka = %.2f, p99 cairn/kafka = %.2f)%n",
-                    round, cairn.describe(), cairn.recordsPerSecond() / kafka.recordsPerSecond(),
-                    (double) cairn.latencyUs().getValueAtPercentile(99) / kafka.latencyUs().getValueAtPercentile(99));
+    private static void run(String bootstrap, String brokerName, Options options) throws Exception {
+        byte[] value = new byte[options.valueBytes()];
+        System.out.printf("broker: %s at %s; max phase %d records, rate phase %d records/s for %d s; %d B values%n",
+                brokerName, bootstrap, options.records(), options.rate(), options.rateSeconds(), value.length);
+        maxPhase(kafka(bootstrap), "warm-kafka", WARM_UP_RECORDS, value);
+        maxPhase(cairn(bootstrap), "warm-cairn", WARM_UP_RECORDS, value);
+        List<Double> throughputRatios = new ArrayList<>();
+        List<Double> p99Ratios = new ArrayList<>();
+        int rateRecords = options.rate() * options.rateSeconds();
+        for (int r = 1; r <= options.rounds(); r++) {
+            int round = r;
+            boolean kafkaFirst = round % 2 == 1;
+            Result[] max = pair(kafkaFirst,
+                    () -> maxPhase(kafka(bootstrap), topic("max-kafka", round), options.records(), value),
+                    () -> maxPhase(cairn(bootstrap), topic("max-cairn", round), options.records(), value));
+            Result[] rate = pair(!kafkaFirst,
+                    () -> ratePhase(kafka(bootstrap), topic("rate-kafka", round), rateRecords, options.rate(), value),
+                    () -> ratePhase(cairn(bootstrap), topic("rate-cairn", round), rateRecords, options.rate(),
+                            value));
+            double throughputRatio = max[1].recordsPerSecond() / max[0].recordsPerSecond();
+            double p99Ratio = rate[1].p99Ms() / rate[0].p99Ms();
+            throughputRatios.add(throughputRatio);
+            p99Ratios.add(p99Ratio);
+            System.out.printf("round %d  max   kafka-clients %s%n", round, max[0].describe());
+            System.out.printf("round %d  max   cairn         %s   throughput cairn/kafka = %.2f%n", round,
+                    max[1].describe(), throughputRatio);
+            System.out.printf("round %d  rate  kafka-clients %s%n", round, rate[0].describe());
+            System.out.printf("round %d  rate  cairn         %s   p99 cairn/kafka = %.2f%n", round,
+                    rate[1].describe(), p99Ratio);
         }
+        System.out.printf("median over %d rounds: throughput cairn/kafka = %.2f (higher is better), p99 at %d rec/s "
+                        + "cairn/kafka = %.2f (lower is better)%n", options.rounds(), median(throughputRatios),
+                options.rate(), median(p99Ratios));
     }
 
-    private static void record(Histogram histogram, long sentNs) {
-        histogram.recordValue(Math.min(LATENCY_US_MAX, (System.nanoTime() - sentNs) / 1000));
+    private interface Phase {
+        Result run() throws Exception;
     }
 
-    private static Result kafka(String bootstrap, String topic, int records, byte[] value) throws Exception {
+    /** Runs Kafka's and Cairn's phase in the given order; returns {kafka, cairn}. */
+    private static Result[] pair(boolean kafkaFirst, Phase kafka, Phase cairn) throws Exception {
+        if (kafkaFirst) {
+            Result k = kafka.run();
+            return new Result[] {k, cairn.run()};
+        }
+        Result c = cairn.run();
+        return new Result[] {kafka.run(), c};
+    }
+
+    private static String topic(String name, int round) {
+        return "bench-" + name + "-" + round;
+    }
+
+    private static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    private static Result maxPhase(BenchProducer producer, String topic, int records, byte[] value) throws Exception {
         Histogram latency = new ConcurrentHistogram(LATENCY_US_MAX, 3);
-        try (KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(bootstrap, Map.of("acks", "all",
-                "linger.ms", 5, "batch.size", 16_384, "enable.idempotence", true))) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, p, null, value)).get();
-            }
+        LongAdder errors = new LongAdder();
+        try (producer) {
+            warmTopic(producer, topic, value);
             long start = System.nanoTime();
             for (int i = 0; i < records; i++) {
                 long sentNs = System.nanoTime();
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, null, value),
-                        (metadata, error) -> record(latency, sentNs));
+                producer.send(topic, null, value, (ackNs, failed) -> record(latency, errors, ackNs - sentNs, failed));
             }
             producer.flush();
-            return new Result(records / ((System.nanoTime() - start) / 1e9), latency);
+            return new Result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum());
         }
     }
 
-    private static Result cairn(String bootstrap, String topic, int records, byte[] value) throws Exception {
+    /** Sends record i when it is due (start + i/rate); latency runs from the due time, not the send call. */
+    private static Result ratePhase(BenchProducer producer, String topic, int records, int rate, byte[] value)
+            throws Exception {
         Histogram latency = new ConcurrentHistogram(LATENCY_US_MAX, 3);
-        try (CairnProducer producer = CairnProducer.create(ProducerConfig.builder().bootstrapServers(bootstrap)
-                .acks("all").lingerMs(5).batchSizeBytes(16_384).idempotence(true).build())) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                producer.send(new ProducerRecord(topic, p, null, null, value, List.of())).get(60, TimeUnit.SECONDS);
-            }
+        LongAdder errors = new LongAdder();
+        double intervalNs = 1e9 / rate;
+        try (producer) {
+            warmTopic(producer, topic, value);
             long start = System.nanoTime();
             for (int i = 0; i < records; i++) {
-                long sentNs = System.nanoTime();
-                producer.send(new ProducerRecord(topic, null, value))
-                        .whenComplete((metadata, error) -> record(latency, sentNs));
+                long dueNs = start + (long) (i * intervalNs);
+                long aheadNs = dueNs - System.nanoTime();
+                if (aheadNs > 0) {
+                    LockSupport.parkNanos(aheadNs);
+                }
+                producer.send(topic, null, value, (ackNs, failed) -> record(latency, errors, ackNs - dueNs, failed));
             }
-            producer.flush(Duration.ofMillis(FLUSH_TIMEOUT_MS));
-            return new Result(records / ((System.nanoTime() - start) / 1e9), latency);
+            producer.flush();
+            return new Result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum());
         }
+    }
+
+    /** One acknowledged record per partition first, so that metadata and the producer id are in place. */
+    private static void warmTopic(BenchProducer producer, String topic, byte[] value) throws Exception {
+        for (int p = 0; p < PARTITIONS; p++) {
+            producer.send(topic, p, value, (ackNs, failed) -> { });
+        }
+        producer.flush();
+    }
+
+    private static void record(Histogram histogram, LongAdder errors, long latencyNs, boolean failed) {
+        if (failed) {
+            errors.increment();
+            return;
+        }
+        histogram.recordValue(Math.max(0, Math.min(LATENCY_US_MAX, latencyNs / 1000)));
+    }
+
+    private static BenchProducer kafka(String bootstrap) {
+        KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(bootstrap, Map.of("acks", "all",
+                "linger.ms", 5, "batch.size", 16_384, "enable.idempotence", true));
+        return new BenchProducer() {
+            @Override
+            public void send(String topic, Integer partition, byte[] value, Ack ack) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partition, null, value),
+                        (metadata, error) -> ack.done(System.nanoTime(), error != null));
+            }
+
+            @Override
+            public void flush() {
+                producer.flush();
+            }
+
+            @Override
+            public void close() {
+                producer.close();
+            }
+        };
+    }
+
+    private static BenchProducer cairn(String bootstrap) {
+        CairnProducer producer = CairnProducer.create(ProducerConfig.builder().bootstrapServers(bootstrap)
+                .acks("all").lingerMs(5).batchSizeBytes(16_384).idempotence(true).build());
+        return new BenchProducer() {
+            @Override
+            public void send(String topic, Integer partition, byte[] value, Ack ack) {
+                producer.send(new ProducerRecord(topic, partition, null, null, value, List.of()))
+                        .whenComplete((metadata, error) -> ack.done(System.nanoTime(), error != null));
+            }
+
+            @Override
+            public void flush() {
+                producer.flush(Duration.ofMillis(FLUSH_TIMEOUT_MS));
+            }
+
+            @Override
+            public void close() {
+                producer.close();
+            }
+        };
     }
 }

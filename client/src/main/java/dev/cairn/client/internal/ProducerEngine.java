@@ -533,13 +533,18 @@ public final class ProducerEngine implements AutoCloseable {
         lock.notifyAll();
     }
 
+    /**
+     * Fails the queued batches older than delivery.timeout.ms. A partition's queue is in creation order (retries
+     * are requeued in place), so the scan stops at its first batch still in time: the sender runs this on every
+     * pass, and a full buffer holds thousands of batches.
+     */
     private void expireBatches(long now, List<ProducerBatch> expired) {
         for (PartitionState state : partitions.values()) {
             Iterator<ProducerBatch> queued = state.queued.iterator();
             while (queued.hasNext()) {
                 ProducerBatch batch = queued.next();
                 if (now - batch.createdMs < config.deliveryTimeoutMs()) {
-                    continue;
+                    break;
                 }
                 queued.remove();
                 expired.add(batch);
