@@ -1,30 +1,24 @@
 package dev.cairn.client;
 
 import dev.cairn.client.internal.ConfigValues;
-import dev.cairn.client.internal.ConfigValues.HostPort;
-import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 
-/** Admin settings under Kafka's key names, built with {@link #builder()} or {@link #fromProperties}. */
-public final class AdminConfig {
-    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
-    public static final String CLIENT_ID = "client.id";
-    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+/**
+ * Admin settings under Kafka's key names (kafka-clients 4.x {@code AdminClientConfig}), built with {@link #builder()}
+ * or {@link #fromProperties}. The keys every client shares are in {@link CommonClientConfig}; of those, the admin
+ * client accepts retry.backoff.ms and metadata.max.age.ms as Kafka's does but does not use them yet: it backs off
+ * from 100 ms doubling to 1 s, and fetches metadata when a call needs it.
+ */
+public final class AdminConfig extends CommonClientConfig {
     public static final String DEFAULT_API_TIMEOUT_MS = "default.api.timeout.ms";
 
-    private static final Set<String> KEYS = Set.of(BOOTSTRAP_SERVERS, CLIENT_ID, REQUEST_TIMEOUT_MS,
-            DEFAULT_API_TIMEOUT_MS);
+    private static final Set<String> KEYS = Set.of(DEFAULT_API_TIMEOUT_MS);
 
-    private final List<HostPort> bootstrapServers;
-    private final String clientId;
-    private final int requestTimeoutMs;
     private final long defaultApiTimeoutMs;
 
     private AdminConfig(ConfigValues values) {
-        bootstrapServers = values.hostPorts(BOOTSTRAP_SERVERS);
-        clientId = values.string(CLIENT_ID, "cairn-admin");
-        requestTimeoutMs = values.intValue(REQUEST_TIMEOUT_MS, 30_000, 1, Integer.MAX_VALUE);
+        super(values, "cairn-admin");
         defaultApiTimeoutMs = values.longValue(DEFAULT_API_TIMEOUT_MS, 60_000, 1, Integer.MAX_VALUE);
     }
 
@@ -32,50 +26,32 @@ public final class AdminConfig {
         return new Builder();
     }
 
+    /** Reads Kafka-named settings; unknown keys are rejected. */
     public static AdminConfig fromProperties(Properties properties) {
-        Builder builder = new Builder();
-        builder.values.putAll(properties);
-        return builder.build();
-    }
-
-    public List<HostPort> bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public String clientId() {
-        return clientId;
-    }
-
-    public int requestTimeoutMs() {
-        return requestTimeoutMs;
+        return new Builder().setAll(properties).build();
     }
 
     public long defaultApiTimeoutMs() {
         return defaultApiTimeoutMs;
     }
 
-    /** Typed setters for the same keys. */
-    public static final class Builder {
-        private final ConfigValues values = new ConfigValues("admin", KEYS);
-
+    /** Typed setters for the admin client's keys, beside the common ones; {@link #set} takes any Kafka-named key. */
+    public static final class Builder extends CommonClientConfig.Builder<Builder> {
         private Builder() {
+            super("admin", KEYS);
         }
 
-        public Builder set(String key, Object value) {
-            values.put(key, value);
+        @Override
+        Builder self() {
             return this;
         }
 
-        public Builder bootstrapServers(String hostPorts) {
-            return set(BOOTSTRAP_SERVERS, hostPorts);
-        }
-
-        public Builder clientId(String clientId) {
-            return set(CLIENT_ID, clientId);
+        public Builder defaultApiTimeoutMs(long ms) {
+            return set(DEFAULT_API_TIMEOUT_MS, ms);
         }
 
         public AdminConfig build() {
-            return new AdminConfig(values);
+            return new AdminConfig(values());
         }
     }
 }

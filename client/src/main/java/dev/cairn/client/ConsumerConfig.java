@@ -1,7 +1,6 @@
 package dev.cairn.client;
 
 import dev.cairn.client.internal.ConfigValues;
-import dev.cairn.client.internal.ConfigValues.HostPort;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -10,11 +9,9 @@ import java.util.Set;
 /**
  * Consumer settings under Kafka's key names and defaults (kafka-clients 4.x {@code ConsumerConfig}), built with
  * {@link #builder()} or {@link #fromProperties}. group.id is needed for subscribe() and for committing and reading
- * committed offsets.
+ * committed offsets. The keys every client shares are in {@link CommonClientConfig}.
  */
-public final class ConsumerConfig {
-    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
-    public static final String CLIENT_ID = "client.id";
+public final class ConsumerConfig extends CommonClientConfig {
     public static final String GROUP_ID = "group.id";
     public static final String AUTO_OFFSET_RESET = "auto.offset.reset";
     public static final String FETCH_MIN_BYTES = "fetch.min.bytes";
@@ -22,8 +19,6 @@ public final class ConsumerConfig {
     public static final String FETCH_MAX_WAIT_MS = "fetch.max.wait.ms";
     public static final String MAX_PARTITION_FETCH_BYTES = "max.partition.fetch.bytes";
     public static final String MAX_POLL_RECORDS = "max.poll.records";
-    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
-    public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
     public static final String DEFAULT_API_TIMEOUT_MS = "default.api.timeout.ms";
     public static final String CHECK_CRCS = "check.crcs";
     public static final String ENABLE_AUTO_COMMIT = "enable.auto.commit";
@@ -36,11 +31,10 @@ public final class ConsumerConfig {
     /** Kafka 4's default partition.assignment.strategy: range first, cooperative-sticky as the upgrade path. */
     public static final List<String> DEFAULT_ASSIGNORS = List.of("range", "cooperative-sticky");
 
-    private static final Set<String> KEYS = Set.of(BOOTSTRAP_SERVERS, CLIENT_ID, GROUP_ID, AUTO_OFFSET_RESET,
-            FETCH_MIN_BYTES, FETCH_MAX_BYTES, FETCH_MAX_WAIT_MS, MAX_PARTITION_FETCH_BYTES, MAX_POLL_RECORDS,
-            REQUEST_TIMEOUT_MS, RETRY_BACKOFF_MS, DEFAULT_API_TIMEOUT_MS, CHECK_CRCS, ENABLE_AUTO_COMMIT,
-            AUTO_COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, MAX_POLL_INTERVAL_MS,
-            PARTITION_ASSIGNMENT_STRATEGY, GROUP_INSTANCE_ID);
+    private static final Set<String> KEYS = Set.of(GROUP_ID, AUTO_OFFSET_RESET, FETCH_MIN_BYTES, FETCH_MAX_BYTES,
+            FETCH_MAX_WAIT_MS, MAX_PARTITION_FETCH_BYTES, MAX_POLL_RECORDS, DEFAULT_API_TIMEOUT_MS, CHECK_CRCS,
+            ENABLE_AUTO_COMMIT, AUTO_COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS,
+            MAX_POLL_INTERVAL_MS, PARTITION_ASSIGNMENT_STRATEGY, GROUP_INSTANCE_ID);
     private static final int BYTES_SETTING_MAX = Integer.MAX_VALUE - 8;
 
     /** What to do when a partition has no valid position (Kafka's auto.offset.reset). */
@@ -48,8 +42,6 @@ public final class ConsumerConfig {
         EARLIEST, LATEST, NONE
     }
 
-    private final List<HostPort> bootstrapServers;
-    private final String clientId;
     private final String groupId;
     private final OffsetReset offsetReset;
     private final int fetchMinBytes;
@@ -57,8 +49,6 @@ public final class ConsumerConfig {
     private final int fetchMaxWaitMs;
     private final int partitionFetchBytesMax;
     private final int pollRecordsMax;
-    private final int requestTimeoutMs;
-    private final long retryBackoffMs;
     private final long defaultApiTimeoutMs;
     private final boolean checkCrcs;
     private final boolean autoCommit;
@@ -70,8 +60,7 @@ public final class ConsumerConfig {
     private final String groupInstanceId;
 
     private ConsumerConfig(ConfigValues values) {
-        bootstrapServers = values.hostPorts(BOOTSTRAP_SERVERS);
-        clientId = values.string(CLIENT_ID, "cairn-consumer");
+        super(values, "cairn-consumer");
         groupId = values.string(GROUP_ID, null);
         String reset = values.string(AUTO_OFFSET_RESET, "latest").toUpperCase(Locale.ROOT);
         try {
@@ -84,8 +73,6 @@ public final class ConsumerConfig {
         fetchMaxWaitMs = values.intValue(FETCH_MAX_WAIT_MS, 500, 0, Integer.MAX_VALUE);
         partitionFetchBytesMax = values.intValue(MAX_PARTITION_FETCH_BYTES, 1_048_576, 0, BYTES_SETTING_MAX);
         pollRecordsMax = values.intValue(MAX_POLL_RECORDS, 500, 1, Integer.MAX_VALUE);
-        requestTimeoutMs = values.intValue(REQUEST_TIMEOUT_MS, 30_000, 1, Integer.MAX_VALUE);
-        retryBackoffMs = values.longValue(RETRY_BACKOFF_MS, 100, 0, Integer.MAX_VALUE);
         defaultApiTimeoutMs = values.longValue(DEFAULT_API_TIMEOUT_MS, 60_000, 0, Integer.MAX_VALUE);
         checkCrcs = values.bool(CHECK_CRCS, true);
         autoCommit = values.bool(ENABLE_AUTO_COMMIT, true);
@@ -99,9 +86,9 @@ public final class ConsumerConfig {
             throw new CairnConfigException("heartbeat.interval.ms=" + heartbeatIntervalMs
                     + " must be below session.timeout.ms=" + sessionTimeoutMs);
         }
-        if (requestTimeoutMs <= fetchMaxWaitMs) {
-            throw new CairnConfigException("request.timeout.ms=" + requestTimeoutMs + " must exceed fetch.max.wait.ms="
-                    + fetchMaxWaitMs + ", or every long-polling fetch would time out");
+        if (requestTimeoutMs() <= fetchMaxWaitMs) {
+            throw new CairnConfigException("request.timeout.ms=" + requestTimeoutMs() + " must exceed "
+                    + "fetch.max.wait.ms=" + fetchMaxWaitMs + ", or every long-polling fetch would time out");
         }
     }
 
@@ -138,17 +125,7 @@ public final class ConsumerConfig {
 
     /** Reads Kafka-named settings; unknown keys are rejected. */
     public static ConsumerConfig fromProperties(Properties properties) {
-        Builder builder = new Builder();
-        builder.values.putAll(properties);
-        return builder.build();
-    }
-
-    public List<HostPort> bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public String clientId() {
-        return clientId;
+        return new Builder().setAll(properties).build();
     }
 
     /** The group id, or null without one. */
@@ -178,14 +155,6 @@ public final class ConsumerConfig {
 
     public int pollRecordsMax() {
         return pollRecordsMax;
-    }
-
-    public int requestTimeoutMs() {
-        return requestTimeoutMs;
-    }
-
-    public long retryBackoffMs() {
-        return retryBackoffMs;
     }
 
     public long defaultApiTimeoutMs() {
@@ -228,24 +197,15 @@ public final class ConsumerConfig {
         return groupInstanceId;
     }
 
-    /** Typed setters for the same keys; {@link #set} takes any Kafka-named key. */
-    public static final class Builder {
-        private final ConfigValues values = new ConfigValues("consumer", KEYS);
-
+    /** Typed setters for the consumer's keys, beside the common ones; {@link #set} takes any Kafka-named key. */
+    public static final class Builder extends CommonClientConfig.Builder<Builder> {
         private Builder() {
+            super("consumer", KEYS);
         }
 
-        public Builder set(String key, Object value) {
-            values.put(key, value);
+        @Override
+        Builder self() {
             return this;
-        }
-
-        public Builder bootstrapServers(String hostPorts) {
-            return set(BOOTSTRAP_SERVERS, hostPorts);
-        }
-
-        public Builder clientId(String clientId) {
-            return set(CLIENT_ID, clientId);
         }
 
         public Builder groupId(String groupId) {
@@ -286,7 +246,7 @@ public final class ConsumerConfig {
         }
 
         public ConsumerConfig build() {
-            return new ConsumerConfig(values);
+            return new ConsumerConfig(values());
         }
     }
 }

@@ -1,10 +1,8 @@
 package dev.cairn.client;
 
 import dev.cairn.client.internal.ConfigValues;
-import dev.cairn.client.internal.ConfigValues.HostPort;
 import dev.cairn.protocol.record.compression.Compression;
 import dev.cairn.protocol.record.compression.CompressionType;
-import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -13,11 +11,9 @@ import java.util.Set;
  * Producer settings under Kafka's key names and defaults (kafka-clients 4.x {@code ProducerConfig}), built with
  * {@link #builder()} or {@link #fromProperties}. Idempotence is on by default and needs acks=all; asking for
  * idempotence explicitly with acks 0 or 1 is rejected, while leaving it unset with acks 0 or 1 turns it off, as
- * Kafka does.
+ * Kafka does. The keys every client shares are in {@link CommonClientConfig}.
  */
-public final class ProducerConfig {
-    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
-    public static final String CLIENT_ID = "client.id";
+public final class ProducerConfig extends CommonClientConfig {
     public static final String ACKS = "acks";
     public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
     public static final String BATCH_SIZE = "batch.size";
@@ -25,27 +21,21 @@ public final class ProducerConfig {
     public static final String BUFFER_MEMORY = "buffer.memory";
     public static final String COMPRESSION_TYPE = "compression.type";
     public static final String RETRIES = "retries";
-    public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
     public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
-    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     public static final String MAX_BLOCK_MS = "max.block.ms";
     public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION = "max.in.flight.requests.per.connection";
     public static final String MAX_REQUEST_SIZE = "max.request.size";
-    public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
 
-    private static final Set<String> KEYS = Set.of(BOOTSTRAP_SERVERS, CLIENT_ID, ACKS, ENABLE_IDEMPOTENCE,
-            BATCH_SIZE, LINGER_MS, BUFFER_MEMORY, COMPRESSION_TYPE, RETRIES, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS,
-            DELIVERY_TIMEOUT_MS, REQUEST_TIMEOUT_MS, MAX_BLOCK_MS, MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-            MAX_REQUEST_SIZE, METADATA_MAX_AGE_MS);
+    private static final Set<String> KEYS = Set.of(ACKS, ENABLE_IDEMPOTENCE, BATCH_SIZE, LINGER_MS, BUFFER_MEMORY,
+            COMPRESSION_TYPE, RETRIES, RETRY_BACKOFF_MAX_MS, DELIVERY_TIMEOUT_MS, MAX_BLOCK_MS,
+            MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, MAX_REQUEST_SIZE);
     /** Idempotence relies on the broker keeping the last 5 batches per producer (kafka-protocol.md A.3). */
     public static final int IDEMPOTENT_IN_FLIGHT_MAX = 5;
     /** A ceiling on in-flight requests per connection even without idempotence. */
     private static final int IN_FLIGHT_REQUESTS_MAX = 100;
     private static final int BYTES_SETTING_MAX = Integer.MAX_VALUE - 8;
 
-    private final List<HostPort> bootstrapServers;
-    private final String clientId;
     private final short acks;
     private final boolean idempotent;
     private final int batchSizeBytes;
@@ -53,18 +43,14 @@ public final class ProducerConfig {
     private final long bufferMemoryBytes;
     private final CompressionType compressionType;
     private final int retries;
-    private final long retryBackoffMs;
     private final long retryBackoffMaxMs;
     private final long deliveryTimeoutMs;
-    private final int requestTimeoutMs;
     private final long maxBlockMs;
     private final int inFlightRequestsMax;
     private final int requestSizeMaxBytes;
-    private final long metadataMaxAgeMs;
 
     private ProducerConfig(ConfigValues values) {
-        bootstrapServers = values.hostPorts(BOOTSTRAP_SERVERS);
-        clientId = values.string(CLIENT_ID, "cairn-producer");
+        super(values, "cairn-producer");
         acks = parseAcks(values.string(ACKS, "all"));
         boolean wantIdempotence = values.bool(ENABLE_IDEMPOTENCE, true);
         if (acks != -1 && values.isSet(ENABLE_IDEMPOTENCE) && wantIdempotence) {
@@ -81,9 +67,7 @@ public final class ProducerConfig {
                     + compressionType.libraryCoordinates() + " on the classpath");
         }
         retries = values.intValue(RETRIES, Integer.MAX_VALUE, 0, Integer.MAX_VALUE);
-        retryBackoffMs = values.longValue(RETRY_BACKOFF_MS, 100, 0, Integer.MAX_VALUE);
         retryBackoffMaxMs = values.longValue(RETRY_BACKOFF_MAX_MS, 1000, 0, Integer.MAX_VALUE);
-        requestTimeoutMs = values.intValue(REQUEST_TIMEOUT_MS, 30_000, 1, Integer.MAX_VALUE);
         lingerCheck(values);
         deliveryTimeoutMs = values.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1, Integer.MAX_VALUE);
         maxBlockMs = values.longValue(MAX_BLOCK_MS, 60_000, 0, Long.MAX_VALUE);
@@ -95,7 +79,6 @@ public final class ProducerConfig {
                     + inFlightRequestsMax);
         }
         requestSizeMaxBytes = values.intValue(MAX_REQUEST_SIZE, 1_048_576, 1, BYTES_SETTING_MAX);
-        metadataMaxAgeMs = values.longValue(METADATA_MAX_AGE_MS, 300_000, 0, Long.MAX_VALUE);
         if (bufferMemoryBytes < batchSizeBytes) {
             throw new CairnConfigException("buffer.memory=" + bufferMemoryBytes + " is smaller than batch.size="
                     + batchSizeBytes);
@@ -104,9 +87,9 @@ public final class ProducerConfig {
 
     private void lingerCheck(ConfigValues values) {
         long delivery = values.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1, Integer.MAX_VALUE);
-        if (delivery < lingerMs + requestTimeoutMs) {
+        if (delivery < lingerMs + requestTimeoutMs()) {
             throw new CairnConfigException("delivery.timeout.ms=" + delivery + " must be at least linger.ms="
-                    + lingerMs + " plus request.timeout.ms=" + requestTimeoutMs);
+                    + lingerMs + " plus request.timeout.ms=" + requestTimeoutMs());
         }
     }
 
@@ -139,17 +122,7 @@ public final class ProducerConfig {
 
     /** Reads Kafka-named settings; unknown keys are rejected. */
     public static ProducerConfig fromProperties(Properties properties) {
-        Builder builder = new Builder();
-        builder.values.putAll(properties);
-        return builder.build();
-    }
-
-    public List<HostPort> bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public String clientId() {
-        return clientId;
+        return new Builder().setAll(properties).build();
     }
 
     /** -1 for all, 0 or 1. */
@@ -181,20 +154,12 @@ public final class ProducerConfig {
         return retries;
     }
 
-    public long retryBackoffMs() {
-        return retryBackoffMs;
-    }
-
     public long retryBackoffMaxMs() {
         return retryBackoffMaxMs;
     }
 
     public long deliveryTimeoutMs() {
         return deliveryTimeoutMs;
-    }
-
-    public int requestTimeoutMs() {
-        return requestTimeoutMs;
     }
 
     public long maxBlockMs() {
@@ -209,28 +174,15 @@ public final class ProducerConfig {
         return requestSizeMaxBytes;
     }
 
-    public long metadataMaxAgeMs() {
-        return metadataMaxAgeMs;
-    }
-
-    /** Typed setters for the same keys; {@link #set} takes any Kafka-named key. */
-    public static final class Builder {
-        private final ConfigValues values = new ConfigValues("producer", KEYS);
-
+    /** Typed setters for the producer's keys, beside the common ones; {@link #set} takes any Kafka-named key. */
+    public static final class Builder extends CommonClientConfig.Builder<Builder> {
         private Builder() {
+            super("producer", KEYS);
         }
 
-        public Builder set(String key, Object value) {
-            values.put(key, value);
+        @Override
+        Builder self() {
             return this;
-        }
-
-        public Builder bootstrapServers(String hostPorts) {
-            return set(BOOTSTRAP_SERVERS, hostPorts);
-        }
-
-        public Builder clientId(String clientId) {
-            return set(CLIENT_ID, clientId);
         }
 
         /** "all", "0" or "1". */
@@ -262,16 +214,8 @@ public final class ProducerConfig {
             return set(RETRIES, retries);
         }
 
-        public Builder retryBackoffMs(long ms) {
-            return set(RETRY_BACKOFF_MS, ms);
-        }
-
         public Builder deliveryTimeoutMs(long ms) {
             return set(DELIVERY_TIMEOUT_MS, ms);
-        }
-
-        public Builder requestTimeoutMs(int ms) {
-            return set(REQUEST_TIMEOUT_MS, ms);
         }
 
         public Builder maxBlockMs(long ms) {
@@ -279,7 +223,7 @@ public final class ProducerConfig {
         }
 
         public ProducerConfig build() {
-            return new ProducerConfig(values);
+            return new ProducerConfig(values());
         }
     }
 }
