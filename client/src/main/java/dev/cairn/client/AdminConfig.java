@@ -6,9 +6,9 @@ import java.util.Set;
 
 /**
  * Admin settings under Kafka's key names (kafka-clients 4.x {@code AdminClientConfig}), built with {@link #builder()}
- * or {@link #fromProperties}. The keys every client shares are in {@link CommonClientConfig}; of those, the admin
- * client accepts retry.backoff.ms and metadata.max.age.ms as Kafka's does but does not use them yet: it backs off
- * from 100 ms doubling to 1 s, and fetches metadata when a call needs it.
+ * or {@link #fromProperties}. The keys every client shares are in {@link CommonClientConfig}. The admin client
+ * retries from retry.backoff.ms doubling to 1 s; it accepts metadata.max.age.ms as Kafka's does but has no use for
+ * it, because it fetches metadata for each call that needs it.
  */
 public final class AdminConfig extends CommonClientConfig {
     public static final String DEFAULT_API_TIMEOUT_MS = "default.api.timeout.ms";

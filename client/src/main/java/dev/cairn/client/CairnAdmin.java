@@ -35,9 +35,7 @@ public final class CairnAdmin implements AutoCloseable {
     public static final long EARLIEST = OffsetsClient.EARLIEST_TIMESTAMP;
     /** ListOffsets: the offset the next record will get. */
     public static final long LATEST = OffsetsClient.LATEST_TIMESTAMP;
-    /** First pause between admin retries. */
-    private static final long RETRY_BACKOFF_INITIAL_MS = 100;
-    /** Longest pause between admin retries. */
+    /** Longest pause between admin retries (the first is retry.backoff.ms, doubling from there). */
     private static final long RETRY_BACKOFF_MAX_MS = 1_000;
 
     private final AdminConfig config;
@@ -212,10 +210,13 @@ public final class CairnAdmin implements AutoCloseable {
         }
     }
 
-    /** Runs a call, retrying retriable failures with a doubling backoff until default.api.timeout.ms. */
+    /**
+     * Runs a call, retrying retriable failures until default.api.timeout.ms, with a backoff from retry.backoff.ms
+     * doubling to 1 s.
+     */
     private <T> T withRetries(String what, Supplier<T> call) {
         long deadlineMs = System.currentTimeMillis() + config.defaultApiTimeoutMs();
-        long backoffMs = RETRY_BACKOFF_INITIAL_MS;
+        long backoffMs = Math.min(RETRY_BACKOFF_MAX_MS, config.retryBackoffMs());
         while (true) {
             try {
                 return call.get();

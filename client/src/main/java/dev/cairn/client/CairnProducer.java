@@ -2,10 +2,9 @@ package dev.cairn.client;
 
 import dev.cairn.client.internal.ClusterClient;
 import dev.cairn.client.internal.ProducerEngine;
+import dev.cairn.client.internal.WireHeaders;
 import dev.cairn.protocol.ErrorCode;
-import dev.cairn.protocol.record.RecordHeader;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -65,15 +64,7 @@ public final class CairnProducer implements AutoCloseable {
         }
         long timestampMs = record.timestampMs() != null ? record.timestampMs() : System.currentTimeMillis();
         return engine.append(new TopicPartition(record.topic(), partition), timestampMs, record.key(),
-                record.value(), toWire(record.headers()), deadlineMs);
-    }
-
-    private static RecordHeader[] toWire(List<Header> headers) {
-        RecordHeader[] wire = new RecordHeader[headers.size()];
-        for (int i = 0; i < wire.length; i++) {
-            wire[i] = new RecordHeader(headers.get(i).key(), headers.get(i).value());
-        }
-        return wire;
+                record.value(), WireHeaders.of(record.headers()), deadlineMs);
     }
 
     private static long deadline(long timeoutMs) {
@@ -100,6 +91,11 @@ public final class CairnProducer implements AutoCloseable {
     /** Test hook: how many batches were sent again after a retriable failure. */
     long retriedBatchesForTesting() {
         return engine.retriedBatches();
+    }
+
+    /** Test hook: how many batches were split because the broker refused them as too large. */
+    long splitBatchesForTesting() {
+        return engine.splitBatches();
     }
 
     /**

@@ -2,8 +2,10 @@ package dev.cairn.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.compression.CompressionType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -110,6 +113,63 @@ abstract class ProducerScenarios {
             assertEquals("h2", headers[1].key());
             assertEquals(null, headers[1].value());
         }
+    }
+
+    /**
+     * batch.size far above the topic's max.message.bytes: the broker refuses the batches (MESSAGE_TOO_LARGE) and the
+     * producer splits them until they fit, keeping order and sequences, as Kafka's producer does; a single record
+     * above the limit fails with MESSAGE_TOO_LARGE and the records around it are still written.
+     */
+    @ParameterizedTest
+    @EnumSource(value = CompressionType.class, names = {"NONE", "GZIP"})
+    void batchesAboveMaxMessageBytesAreSplit(CompressionType compression) throws Exception {
+        String topic = "split-" + compression.kafkaName();
+        int messageBytesMax = 4_096;
+        try (CairnAdmin admin = CairnAdmin.create(AdminConfig.builder().bootstrapServers(broker.bootstrap())
+                .build())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1,
+                    Map.of("max.message.bytes", Integer.toString(messageBytesMax)))));
+        }
+        int count = 3_000;
+        int tooLarge = 1_500;
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        long split;
+        try (CairnProducer producer = CairnProducer.create(config().batchSizeBytes(256 * 1024).lingerMs(50)
+                .compression(compression).build())) {
+            for (int i = 0; i < count; i++) {
+                // Random-looking values, so that gzip cannot shrink a 256 KiB batch under the limit.
+                byte[] value = randomValue(i, i == tooLarge ? 2 * messageBytesMax : 200);
+                futures.add(producer.send(new ProducerRecord(topic, 0, null, null, value,
+                        List.of(new Header("i", utf8(Integer.toString(i)))))));
+            }
+            producer.flush(Duration.ofSeconds(60));
+            split = producer.splitBatchesForTesting();
+        }
+        assertTrue(split > 0, "batches split: " + split);
+        var refused = assertThrows(ExecutionException.class, () -> futures.get(tooLarge).get(10, TimeUnit.SECONDS));
+        assertEquals(ErrorCode.MESSAGE_TOO_LARGE, ((CairnApiException) refused.getCause()).errorCode());
+        long next = 0;
+        for (int i = 0; i < count; i++) {
+            if (i != tooLarge) {
+                assertEquals(next++, futures.get(i).get(10, TimeUnit.SECONDS).offset(), "offset of record " + i);
+            }
+        }
+        var records = KafkaOracle.consumeAll(broker.bootstrap(), topic, 1, count - 1);
+        int expected = 0;
+        for (var record : records) {
+            if (expected == tooLarge) {
+                expected++;
+            }
+            assertArrayEquals(randomValue(expected, 200), record.value(), "record at offset " + record.offset());
+            assertArrayEquals(utf8(Integer.toString(expected)), record.headers().lastHeader("i").value());
+            expected++;
+        }
+    }
+
+    private static byte[] randomValue(int seed, int bytes) {
+        byte[] value = new byte[bytes];
+        new java.util.Random(seed).nextBytes(value);
+        return value;
     }
 
     @Test

@@ -60,6 +60,8 @@ public final class ProducerEngine implements AutoCloseable {
     private final ProducerConfig config;
     private final ClusterClient cluster;
     private final Partitioner partitioner;
+    /** Reads back a batch that the broker refused as too large, to split it; used under the lock. */
+    private final RecordDecoder splitDecoder = new RecordDecoder(false);
     private final Object lock = new Object();
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final Map<Integer, Integer> inFlightRequestsByNode = new HashMap<>();
@@ -78,6 +80,8 @@ public final class ProducerEngine implements AutoCloseable {
     private CairnException fatalError;
     /** Batches sent again after a retriable failure; tests read it to prove that a fault hit in-flight data. */
     private long retriedBatches;
+    /** Batches split in two after the broker refused them as too large. */
+    private long splitBatches;
     /** Consecutive metadata or InitProducerId failures (sender thread only), for the backoff. */
     private int setupFailures;
     /** No metadata refresh or InitProducerId before this time, after a failure. */
@@ -310,6 +314,13 @@ public final class ProducerEngine implements AutoCloseable {
         }
         abandoned.forEach(batch -> batch.fail(new CairnClosedException("producer closed before the batch was sent")));
         cluster.close();
+    }
+
+    /** The number of batches split in two because the broker refused them as too large. */
+    public long splitBatches() {
+        synchronized (lock) {
+            return splitBatches;
+        }
     }
 
     /** The number of batch retries so far. */
@@ -756,6 +767,10 @@ public final class ProducerEngine implements AutoCloseable {
             metadataRefreshWanted = true;
         }
         long now = nowMs();
+        boolean inTime = now - batch.createdMs < config.deliveryTimeoutMs();
+        if (isTooLarge(code) && batch.recordsCount() > 1 && !closed && inTime && splitAndRequeue(state, batch)) {
+            return;
+        }
         boolean retriable = cause.isRetriable() || sequenceError;
         if (retriable && !closed && batch.attempts <= config.retries()
                 && now - batch.createdMs < config.deliveryTimeoutMs()) {
@@ -778,14 +793,41 @@ public final class ProducerEngine implements AutoCloseable {
         completions.add(() -> batch.fail(cause));
     }
 
+    /** The broker's answers to a batch bigger than max.message.bytes or segment.bytes. */
+    private static boolean isTooLarge(ErrorCode code) {
+        return code == ErrorCode.MESSAGE_TOO_LARGE || code == ErrorCode.RECORD_LIST_TOO_LARGE;
+    }
+
+    /**
+     * Splits a refused batch in two and puts the halves where it was (lock held), as Kafka's producer does when a
+     * batch exceeds the topic's max.message.bytes; a half that is still too large is split again, down to single
+     * records, and a single record too large fails. False if the batch could not be read back.
+     */
+    private boolean splitAndRequeue(PartitionState state, ProducerBatch batch) {
+        List<ProducerBatch> halves;
+        try {
+            halves = batch.split(splitDecoder);
+        } catch (RuntimeException unreadable) {
+            return false;
+        }
+        for (ProducerBatch half : halves) {
+            if (config.idempotent() && half.sendProducerId != producerId) {
+                half.baseSequence = -1;
+            }
+            requeue(state, half);
+        }
+        splitBatches++;
+        return true;
+    }
+
     private static boolean hasEarlierOutstanding(PartitionState state, ProducerBatch batch) {
         for (ProducerBatch other : state.inFlight) {
-            if (other.batchNumber < batch.batchNumber) {
+            if (other.precedes(batch)) {
                 return true;
             }
         }
         for (ProducerBatch other : state.queued) {
-            if (other.batchNumber < batch.batchNumber && other.baseSequence >= 0) {
+            if (other.precedes(batch) && other.baseSequence >= 0) {
                 return true;
             }
         }
@@ -797,7 +839,7 @@ public final class ProducerEngine implements AutoCloseable {
         ArrayDeque<ProducerBatch> reordered = new ArrayDeque<>(state.queued.size() + 1);
         boolean inserted = false;
         for (ProducerBatch queued : state.queued) {
-            if (!inserted && queued.batchNumber > batch.batchNumber) {
+            if (!inserted && batch.precedes(queued)) {
                 reordered.addLast(batch);
                 inserted = true;
             }
