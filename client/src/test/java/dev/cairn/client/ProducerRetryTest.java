@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The producer's reactions to Produce errors (kafka-protocol.md A.3, A.4), against a fake broker that scripts
  * them: retriable errors are retried after a metadata refresh with nothing lost, duplicated or reordered; a
- * batch that fails for good fails only its own records, and the sequence gap it leaves is healed with a new
- * producer id.
+ * batch that fails for good fails only its own records, and the sequence gap it leaves is healed by bumping the
+ * producer epoch (KIP-360), without a new producer id.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProducerRetryTest {
@@ -67,7 +68,7 @@ class ProducerRetryTest {
     }
 
     @Test
-    void aBatchThatFailsForGoodFailsOnlyItsRecordsAndANewProducerIdHealsTheGap() throws Exception {
+    void aBatchThatFailsForGoodFailsOnlyItsRecordsAndAnEpochBumpHealsTheGap() throws Exception {
         AtomicBoolean rejected = new AtomicBoolean();
         // The first batch after the first one is rejected once with INVALID_RECORD, which no retry can fix.
         try (ScriptedBroker broker = new ScriptedBroker(batch -> batch.baseSequence() > 0
@@ -94,7 +95,25 @@ class ProducerRetryTest {
             for (int i = 0; i < log.size(); i++) {
                 assertEquals((int) delivered.get(i), ByteBuffer.wrap(log.get(i)).getInt(), "log order = send order");
             }
-            assertEquals(2, broker.producerIdsIssued(), "the gap is healed with one new producer id");
+            assertEquals(1, broker.producerIdsIssued(), "no new producer id");
+            assertEquals(Set.of((short) 0, (short) 1), broker.epochsAppended(), "the gap is healed with epoch 1");
+        }
+    }
+
+    @Test
+    void anExhaustedEpochTakesANewProducerId() throws Exception {
+        AtomicBoolean rejected = new AtomicBoolean();
+        try (ScriptedBroker broker = new ScriptedBroker(batch -> batch.baseSequence() > 0
+                && rejected.compareAndSet(false, true) ? ErrorCode.INVALID_RECORD : ErrorCode.NONE)) {
+            broker.issueEpoch(Short.MAX_VALUE);
+            try (CairnProducer producer = CairnProducer.create(config(broker))) {
+                List<CompletableFuture<RecordMetadata>> futures = sendAll(producer);
+                long delivered = futures.stream().filter(future -> !future.isCompletedExceptionally()).count();
+                assertTrue(delivered < RECORDS, "one batch failed");
+                assertEquals(delivered, broker.log().size(), "every other record delivered exactly once");
+                assertEquals(2, broker.producerIdsIssued(), "epoch Short.MAX_VALUE cannot be bumped: a new id");
+                assertEquals(Set.of(Short.MAX_VALUE), broker.epochsAppended());
+            }
         }
     }
 }

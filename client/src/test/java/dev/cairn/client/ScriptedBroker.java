@@ -21,23 +21,25 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
  * A one-node, one-partition fake broker speaking just enough Kafka (ApiVersions, Metadata, InitProducerId,
  * Produce) through Cairn's codec, whose Produce answers a test can script. It keeps Kafka's idempotence rules
- * (kafka-protocol.md A.3): a new producer id must start at sequence 0, a duplicate gets its original offset, a
- * gap gets OUT_OF_ORDER_SEQUENCE_NUMBER. The log it keeps is the list of appended record values.
+ * (kafka-protocol.md A.3): a new producer id or a higher epoch must start at sequence 0, a lower epoch gets
+ * INVALID_PRODUCER_EPOCH, a duplicate gets its original offset, a gap gets OUT_OF_ORDER_SEQUENCE_NUMBER. The log it keeps is the list of appended record values.
  */
 final class ScriptedBroker implements AutoCloseable {
     static final String TOPIC = "scripted";
     private static final int FRAME_BYTES_MAX = 64 * 1024 * 1024;
 
     /** What a Produce batch looked like when it arrived. */
-    record BatchInfo(long producerId, int baseSequence, int recordsCount) {
+    record BatchInfo(long producerId, short producerEpoch, int baseSequence, int recordsCount) {
     }
 
     private final ServerSocket server;
@@ -46,9 +48,12 @@ final class ScriptedBroker implements AutoCloseable {
     private final Function<BatchInfo, ErrorCode> script;
     private final List<byte[]> log = new ArrayList<>();
     private final Map<Long, Integer> nextSequenceByProducer = new HashMap<>();
+    private final Map<Long, Short> epochByProducer = new HashMap<>();
+    private final Set<Short> epochsSeen = new HashSet<>();
     private final Map<String, Long> offsetBySequenceRange = new HashMap<>();
     private final AtomicInteger metadataRequests = new AtomicInteger();
     private final AtomicInteger producerIdsIssued = new AtomicInteger();
+    private volatile short issuedEpoch;
 
     /** @param script the error to answer a batch with before any idempotence check, or NONE to process it */
     ScriptedBroker(Function<BatchInfo, ErrorCode> script) throws IOException {
@@ -65,6 +70,16 @@ final class ScriptedBroker implements AutoCloseable {
 
     synchronized List<byte[]> log() {
         return List.copyOf(log);
+    }
+
+    /** The epoch InitProducerId answers with from now on (0 unless set). */
+    void issueEpoch(short epoch) {
+        issuedEpoch = epoch;
+    }
+
+    /** The producer epochs of the batches appended so far. */
+    synchronized Set<Short> epochsAppended() {
+        return Set.copyOf(epochsSeen);
     }
 
     int metadataRequests() {
@@ -124,7 +139,7 @@ final class ScriptedBroker implements AutoCloseable {
                 return new Struct(InitProducerIdResponse.SCHEMA)
                         .set(InitProducerIdResponse.ERROR_CODE, ErrorCode.NONE.code())
                         .set(InitProducerIdResponse.PRODUCER_ID, 1_000L + producerIdsIssued.getAndIncrement())
-                        .set(InitProducerIdResponse.PRODUCER_EPOCH, (short) 0);
+                        .set(InitProducerIdResponse.PRODUCER_EPOCH, issuedEpoch);
             case PRODUCE:
                 return produce(request.body());
             default:
@@ -159,14 +174,20 @@ final class ScriptedBroker implements AutoCloseable {
         Struct partitionData = topicData.get(ProduceRequest.TopicProduceData.PARTITION_DATA).get(0);
         RecordBatch batch = RecordBatch.of(ByteBufferRecords.bufferOf(
                 partitionData.get(ProduceRequest.PartitionProduceData.RECORDS)));
-        BatchInfo info = new BatchInfo(batch.producerId(), batch.baseSequence(), batch.recordsCount());
+        BatchInfo info = new BatchInfo(batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
+                batch.recordsCount());
         ErrorCode error = script.apply(info);
         long baseOffset = -1;
         if (error == ErrorCode.NONE) {
             synchronized (this) {
-                String range = info.producerId() + ":" + info.baseSequence() + ":" + info.recordsCount();
-                int expected = nextSequenceByProducer.getOrDefault(info.producerId(), 0);
-                if (offsetBySequenceRange.containsKey(range)) {
+                String range = info.producerId() + ":" + info.producerEpoch() + ":" + info.baseSequence() + ":"
+                        + info.recordsCount();
+                short knownEpoch = epochByProducer.getOrDefault(info.producerId(), info.producerEpoch());
+                int expected = info.producerEpoch() > knownEpoch ? 0
+                        : nextSequenceByProducer.getOrDefault(info.producerId(), 0);
+                if (info.producerEpoch() < knownEpoch) {
+                    error = ErrorCode.INVALID_PRODUCER_EPOCH;
+                } else if (offsetBySequenceRange.containsKey(range)) {
                     baseOffset = offsetBySequenceRange.get(range);
                 } else if (info.baseSequence() != expected) {
                     error = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
@@ -181,6 +202,8 @@ final class ScriptedBroker implements AutoCloseable {
                     }
                     offsetBySequenceRange.put(range, baseOffset);
                     nextSequenceByProducer.put(info.producerId(), expected + info.recordsCount());
+                    epochByProducer.put(info.producerId(), info.producerEpoch());
+                    epochsSeen.add(info.producerEpoch());
                 }
             }
         }

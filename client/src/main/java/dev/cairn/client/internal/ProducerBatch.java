@@ -38,6 +38,7 @@ final class ProducerBatch {
     /** The first record's position in the partition's sequence, or -1 before the batch is first drained. */
     int baseSequence = -1;
     long builtProducerId = Long.MIN_VALUE;
+    short builtProducerEpoch = Short.MIN_VALUE;
     /** The producer id and epoch current when the batch was last drained; the batch is built for them. */
     long sendProducerId = -1;
     short sendProducerEpoch = -1;
@@ -149,14 +150,15 @@ final class ProducerBatch {
         return builder.estimatedSizeInBytes();
     }
 
-    /** Builds the wire bytes for this producer id, once; a closed batch's records never change. */
+    /** Builds the wire bytes for this producer id and epoch, once; a closed batch's records never change. */
     ByteBuffer build(long producerId, short producerEpoch, boolean idempotent) {
-        if (built == null || builtProducerId != producerId) {
+        if (built == null || builtProducerId != producerId || builtProducerEpoch != producerEpoch) {
             if (idempotent) {
                 builder.producerState(producerId, producerEpoch, baseSequence);
             }
             built = builder.build();
             builtProducerId = producerId;
+            builtProducerEpoch = producerEpoch;
         }
         return built.duplicate();
     }

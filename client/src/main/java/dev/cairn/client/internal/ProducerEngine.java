@@ -48,8 +48,10 @@ import java.util.concurrent.TimeoutException;
  * that fails with a retriable error (including a dropped connection, whose outcome is unknown) goes back to the
  * front of its queue with its sequence and its built bytes unchanged, and is resent only when it is the next in
  * order; the broker answers a batch it already appended with the original offset (kafka-protocol.md A.3), so a
- * retry never duplicates. A batch that fails for good leaves a sequence gap, so the producer takes a new
- * producer id and renumbers what has not been acknowledged (Kafka before KIP-360 did the same).
+ * retry never duplicates. A batch that fails for good leaves a sequence gap, so the producer bumps its epoch and
+ * renumbers what has not been acknowledged from sequence 0 (KIP-360: an idempotent producer bumps the epoch itself,
+ * and the broker accepts a higher epoch that starts at sequence 0); only when the epoch is exhausted does it take
+ * a new producer id.
  */
 public final class ProducerEngine implements AutoCloseable {
     /** Transaction timeout sent with InitProducerId; only transactional producers use it (Kafka's default). */
@@ -92,8 +94,9 @@ public final class ProducerEngine implements AutoCloseable {
         private final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
         private int nextSequence;
         private long nextBatchNumber;
-        /** The producer id under which a batch of this partition was last acknowledged. */
+        /** The producer id and epoch under which a batch of this partition was last acknowledged. */
         private long acknowledgedProducerId = Long.MIN_VALUE;
+        private short acknowledgedProducerEpoch = Short.MIN_VALUE;
     }
 
     private record InFlightRequest(int nodeId, BrokerConnection connection, long deadlineMs) {
@@ -628,10 +631,12 @@ public final class ProducerEngine implements AutoCloseable {
         if (!due || state.inFlight.size() >= config.inFlightRequestsMax()) {
             return false;
         }
-        if (state.acknowledgedProducerId != producerId && !state.inFlight.isEmpty()) {
+        boolean acknowledgedUnderCurrent = state.acknowledgedProducerId == producerId
+                && state.acknowledgedProducerEpoch == producerEpoch;
+        if (!acknowledgedUnderCurrent && !state.inFlight.isEmpty()) {
             // A broker accepts any sequence from a producer it has no state for (kafka-protocol.md A.3), so if the
             // first batch failed, a pipelined second one would be written ahead of it. Until a batch of this
-            // partition is acknowledged under the current producer id, only one batch is in flight.
+            // partition is acknowledged under the current producer id and epoch, only one batch is in flight.
             return false;
         }
         if (head.baseSequence >= 0 && !state.inFlight.isEmpty()) {
@@ -719,6 +724,7 @@ public final class ProducerEngine implements AutoCloseable {
                     PartitionState state = partitions.get(batch.topicPartition);
                     state.inFlight.remove(batch);
                     state.acknowledgedProducerId = batch.sendProducerId;
+                    state.acknowledgedProducerEpoch = batch.sendProducerEpoch;
                     reservedBytes -= batch.reservedBytes;
                     long offset = result.error() == ErrorCode.NONE ? result.baseOffset() : -1;
                     completions.add(() -> batch.succeed(offset, result.logAppendTimeMs()));
@@ -774,11 +780,11 @@ public final class ProducerEngine implements AutoCloseable {
         boolean retriable = cause.isRetriable() || sequenceError;
         if (retriable && !closed && batch.attempts <= config.retries()
                 && now - batch.createdMs < config.deliveryTimeoutMs()) {
-            if (sequenceError && batch.sendProducerId == producerId && !hasEarlierOutstanding(state, batch)) {
+            if (sequenceError && sentUnderCurrentIdentity(batch) && !hasEarlierOutstanding(state, batch)) {
                 // Nothing before this batch is outstanding, so the broker's gap is real: start a new sequence.
                 resetProducerId();
             }
-            if (config.idempotent() && batch.sendProducerId != producerId) {
+            if (config.idempotent() && !sentUnderCurrentIdentity(batch)) {
                 batch.baseSequence = -1;
             }
             batch.retryNotBeforeMs = now + backoffMs(batch.attempts);
@@ -787,7 +793,7 @@ public final class ProducerEngine implements AutoCloseable {
             return;
         }
         reservedBytes -= batch.reservedBytes;
-        if (batch.sendProducerId == producerId) {
+        if (sentUnderCurrentIdentity(batch)) {
             resetProducerId();
         }
         completions.add(() -> batch.fail(cause));
@@ -811,7 +817,7 @@ public final class ProducerEngine implements AutoCloseable {
             return false;
         }
         for (ProducerBatch half : halves) {
-            if (config.idempotent() && half.sendProducerId != producerId) {
+            if (config.idempotent() && !sentUnderCurrentIdentity(half)) {
                 half.baseSequence = -1;
             }
             requeue(state, half);
@@ -852,16 +858,27 @@ public final class ProducerEngine implements AutoCloseable {
         state.queued.addAll(reordered);
     }
 
+    /** Whether a batch was last sent under the producer id and epoch in use now; lock held. */
+    private boolean sentUnderCurrentIdentity(ProducerBatch batch) {
+        return batch.sendProducerId == producerId && batch.sendProducerEpoch == producerEpoch;
+    }
+
     /**
-     * Forgets the producer id after a sequence gap: the sender fetches a new one, and every batch not yet sent is
-     * renumbered from 0 under it. Without idempotence there are no sequences on the wire and nothing to reset.
+     * Starts a new sequence after a gap (KIP-360): the producer bumps its epoch, and every batch not yet sent is
+     * renumbered from 0 under it; the broker accepts a higher epoch that starts at 0. An exhausted epoch
+     * (Short.MAX_VALUE) makes the sender fetch a new producer id instead. Without idempotence there are no
+     * sequences on the wire and nothing to reset. Lock held.
      */
     private void resetProducerId() {
         if (!config.idempotent() || producerId < 0) {
             return;
         }
-        producerId = -1;
-        producerEpoch = -1;
+        if (producerEpoch < Short.MAX_VALUE) {
+            producerEpoch++;
+        } else {
+            producerId = -1;
+            producerEpoch = -1;
+        }
         for (PartitionState state : partitions.values()) {
             state.nextSequence = 0;
             for (ProducerBatch queued : state.queued) {
