@@ -33,6 +33,7 @@ public final class ConsumerConfig {
     public static final String MAX_POLL_INTERVAL_MS = "max.poll.interval.ms";
     public static final String PARTITION_ASSIGNMENT_STRATEGY = "partition.assignment.strategy";
     public static final String GROUP_INSTANCE_ID = "group.instance.id";
+    public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     /** Kafka 4's default partition.assignment.strategy: range first, cooperative-sticky as the upgrade path. */
     public static final List<String> DEFAULT_ASSIGNORS = List.of("range", "cooperative-sticky");
 
@@ -40,7 +41,7 @@ public final class ConsumerConfig {
             FETCH_MIN_BYTES, FETCH_MAX_BYTES, FETCH_MAX_WAIT_MS, MAX_PARTITION_FETCH_BYTES, MAX_POLL_RECORDS,
             REQUEST_TIMEOUT_MS, RETRY_BACKOFF_MS, DEFAULT_API_TIMEOUT_MS, CHECK_CRCS, ENABLE_AUTO_COMMIT,
             AUTO_COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, MAX_POLL_INTERVAL_MS,
-            PARTITION_ASSIGNMENT_STRATEGY, GROUP_INSTANCE_ID);
+            PARTITION_ASSIGNMENT_STRATEGY, GROUP_INSTANCE_ID, METADATA_MAX_AGE_MS);
     private static final int BYTES_SETTING_MAX = Integer.MAX_VALUE - 8;
 
     /** What to do when a partition has no valid position (Kafka's auto.offset.reset). */
@@ -68,6 +69,7 @@ public final class ConsumerConfig {
     private final int maxPollIntervalMs;
     private final List<String> assignors;
     private final String groupInstanceId;
+    private final long metadataMaxAgeMs;
 
     private ConsumerConfig(ConfigValues values) {
         bootstrapServers = values.hostPorts(BOOTSTRAP_SERVERS);
@@ -95,6 +97,7 @@ public final class ConsumerConfig {
         maxPollIntervalMs = values.intValue(MAX_POLL_INTERVAL_MS, 300_000, 1, Integer.MAX_VALUE);
         assignors = parseAssignors(values.string(PARTITION_ASSIGNMENT_STRATEGY, String.join(",", DEFAULT_ASSIGNORS)));
         groupInstanceId = values.string(GROUP_INSTANCE_ID, null);
+        metadataMaxAgeMs = values.longValue(METADATA_MAX_AGE_MS, 300_000, 0, Integer.MAX_VALUE);
         if (heartbeatIntervalMs >= sessionTimeoutMs) {
             throw new CairnConfigException("heartbeat.interval.ms=" + heartbeatIntervalMs
                     + " must be below session.timeout.ms=" + sessionTimeoutMs);
@@ -228,6 +231,11 @@ public final class ConsumerConfig {
         return groupInstanceId;
     }
 
+    /** How often the group leader re-reads the subscribed topics' metadata to notice added partitions. */
+    public long metadataMaxAgeMs() {
+        return metadataMaxAgeMs;
+    }
+
     /** Typed setters for the same keys; {@link #set} takes any Kafka-named key. */
     public static final class Builder {
         private final ConfigValues values = new ConfigValues("consumer", KEYS);
@@ -278,6 +286,10 @@ public final class ConsumerConfig {
 
         public Builder sessionTimeoutMs(int ms) {
             return set(SESSION_TIMEOUT_MS, ms);
+        }
+
+        public Builder metadataMaxAgeMs(long ms) {
+            return set(METADATA_MAX_AGE_MS, ms);
         }
 
         /** Assignor names in order of preference: "range", "cooperative-sticky". */
