@@ -13,7 +13,8 @@ import java.util.function.Function;
  * kafka-clients' ConsumerCoordinator compares its assignment snapshot with fresh metadata: the leader re-reads the
  * metadata of every member's topics once per metadata.max.age.ms and asks for a rebalance when a partition count
  * differs from the one it assigned with. Only the leader watches (kafka-clients does the same), because only it
- * knows every member's topics; the others learn of the change through the rebalance. Consumer thread only.
+ * knows every member's topics; the others learn of the change through the rebalance. Consumer thread only; the
+ * metadata request is synchronous, bounded by request.timeout.ms.
  */
 final class PartitionCountWatch {
     private final long intervalMs;
