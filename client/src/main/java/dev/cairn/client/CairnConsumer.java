@@ -49,7 +49,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>{@link #subscribe} joins a consumer group with Kafka's classic protocol ({@link GroupMembership}); the
  * assignment then comes from the group leader, and with enable.auto.commit (the default) positions are committed
- * every auto.commit.interval.ms, before each rebalance and on close.
+ * every auto.commit.interval.ms, before each rebalance and on close. During a cooperative rebalance poll goes on
+ * fetching the partitions the member still owns, as kafka-clients does; commits wait for the rebalance to end.
  */
 public final class CairnConsumer implements AutoCloseable {
     private final ConsumerConfig config;
@@ -58,7 +59,11 @@ public final class CairnConsumer implements AutoCloseable {
     private final RecordDecoder decoder;
     private final Map<TopicPartition, PartitionState> assigned = new LinkedHashMap<>();
     private final Map<Integer, InFlightFetch> inFlight = new HashMap<>();
-    /** At most one completed fetch per broker waits here, as each broker has at most one fetch in flight. */
+    /**
+     * At most one completed fetch per broker waits here, as each broker has at most one fetch in flight, plus a
+     * {@link #GROUP_RESPONSE} marker per JoinGroup or SyncGroup answered since the last poll (one of them is in
+     * flight at a time, and poll drains the queue).
+     */
     private final LinkedBlockingQueue<FetchResult> completed = new LinkedBlockingQueue<>();
     /** Volatile: a failed async commit clears it from a network thread. */
     private volatile int coordinator = -1;
@@ -67,7 +72,7 @@ public final class CairnConsumer implements AutoCloseable {
     private boolean closed;
     /** Non-null once subscribe() was called. */
     private GroupMembership group;
-    private ConsumerRebalanceListener listener = ConsumerRebalanceListener.NONE;
+    private final RebalanceListenerInvoker listener = new RebalanceListenerInvoker();
     private long nextAutoCommitMs;
 
     private static final class PartitionState {
@@ -85,6 +90,9 @@ public final class CairnConsumer implements AutoCloseable {
     private record FetchResult(int nodeId, Map<TopicPartition, Long> fetchOffsets, Struct response,
                                Throwable error) {
     }
+
+    /** Not a fetch: wakes a poll that waits for fetches when a group answer arrives mid-rebalance. */
+    private static final FetchResult GROUP_RESPONSE = new FetchResult(-1, Map.of(), null, null);
 
     private CairnConsumer(ConsumerConfig config) {
         this.config = config;
@@ -128,10 +136,13 @@ public final class CairnConsumer implements AutoCloseable {
             if (!assigned.isEmpty()) {
                 throw new IllegalStateException("subscribe() after assign(): call unsubscribe() first");
             }
-            group = new GroupMembership(config, cluster, offsets, new RebalanceHooks());
+            RebalanceHooks hooks = new RebalanceHooks(assigned.keySet(),
+                    partition -> assigned.put(partition, new PartitionState()), listener, this::autoCommitSync,
+                    () -> metadataStale = true);
+            group = new GroupMembership(config, cluster, offsets, hooks, () -> completed.add(GROUP_RESPONSE));
             nextAutoCommitMs = System.currentTimeMillis() + config.autoCommitIntervalMs();
         }
-        listener = rebalanceListener;
+        listener.listener(rebalanceListener);
         group.subscribe(topics);
     }
 
@@ -148,8 +159,11 @@ public final class CairnConsumer implements AutoCloseable {
     public void unsubscribe() {
         checkOpen();
         if (group != null) {
-            leaveGroup();
-            group = null;
+            try {
+                leaveGroup();
+            } finally {
+                group = null;
+            }
         }
         assigned.clear();
     }
@@ -208,7 +222,10 @@ public final class CairnConsumer implements AutoCloseable {
     /**
      * Returns up to max.poll.records records, waiting up to the timeout for some to arrive. Retriable broker and
      * network errors are retried inside; a non-retriable one (e.g. an out-of-range offset with
-     * auto.offset.reset=none) is thrown.
+     * auto.offset.reset=none) is thrown. In a group, poll also runs the rebalance: a member with nothing to fetch
+     * (first join, eager protocol) waits for it, a cooperative member fetches what it owns meanwhile. An exception
+     * from the rebalance listener is thrown once the rebalance bookkeeping is done, as a
+     * {@link CairnRebalanceListenerException}; poll may be called again after it.
      */
     public List<ConsumerRecord> poll(Duration timeout) {
         checkOpen();
@@ -217,7 +234,7 @@ public final class CairnConsumer implements AutoCloseable {
             group.onPoll(System.currentTimeMillis());
         }
         while (true) {
-            if (group != null && !group.ensureActive(deadlineMs)) {
+            if (group != null && !stepGroup(deadlineMs)) {
                 return List.of();
             }
             maybeAutoCommit();
@@ -241,6 +258,19 @@ public final class CairnConsumer implements AutoCloseable {
             }
             awaitFetch(nextWaitMs(waitMs));
         }
+    }
+
+    /**
+     * Runs the group's (re)join. A cooperative member that owns partitions keeps them during a rebalance, so it only
+     * takes the steps that need no waiting and goes on fetching: a JoinGroup may be held by the coordinator for the
+     * whole rebalance timeout, and kafka-clients goes on returning records from kept partitions meanwhile. Returns
+     * false when poll has nothing to do before its deadline (not in the group yet, or owning nothing).
+     */
+    private boolean stepGroup(long deadlineMs) {
+        boolean fetchMeanwhile = group.cooperative() && !assigned.isEmpty();
+        boolean stable = group.ensureActive(fetchMeanwhile ? System.currentTimeMillis() : deadlineMs);
+        listener.throwIfFailed();
+        return stable || fetchMeanwhile || System.currentTimeMillis() < deadlineMs;
     }
 
     /**
@@ -415,6 +445,9 @@ public final class CairnConsumer implements AutoCloseable {
     }
 
     private void onFetchResult(FetchResult result) {
+        if (result == GROUP_RESPONSE) {
+            return; // Only a wake-up: the next turn of the poll loop steps the rebalance.
+        }
         inFlight.remove(result.nodeId());
         if (result.error() != null) {
             metadataStale = true;
@@ -505,7 +538,9 @@ public final class CairnConsumer implements AutoCloseable {
     /**
      * Commits without waiting. In a group the commit carries the member's generation; ILLEGAL_GENERATION or
      * UNKNOWN_MEMBER_ID (the group moved on) fail it for good and make the member rejoin, REBALANCE_IN_PROGRESS
-     * makes it rejoin too.
+     * makes it rejoin too. While this member is itself rebalancing the commit fails at once with
+     * REBALANCE_IN_PROGRESS, as in kafka-clients: nothing is lost, the positions stay uncommitted until a commit
+     * after the rebalance (or on revoke, while the partitions are still owned) carries them.
      */
     public CompletableFuture<Void> commitAsync(Map<TopicPartition, Long> commits) {
         checkOpen();
@@ -513,6 +548,11 @@ public final class CairnConsumer implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         GroupMembership member = group;
+        if (member != null && member.hasGeneration() && member.rebalanceInProgress()) {
+            return CompletableFuture.failedFuture(new CairnApiException(ErrorCode.REBALANCE_IN_PROGRESS,
+                    "commit of " + commits.keySet() + " for group " + config.groupId()
+                            + " during a rebalance: poll to complete the rebalance, then commit again"));
+        }
         CompletableFuture<Void> sent = member == null
                 ? offsets.commit(coordinator(), config.groupId(), Map.copyOf(commits))
                 : offsets.commit(coordinator(), config.groupId(), member.member(), Map.copyOf(commits));
@@ -556,72 +596,35 @@ public final class CairnConsumer implements AutoCloseable {
         }
     }
 
-    /** The consumer side of a rebalance: commits, listener calls and assignment changes. */
-    private final class RebalanceHooks implements GroupMembership.Hooks {
-        @Override
-        public void onJoinPrepare(boolean cooperative) {
-            autoCommitSync();
-            if (!cooperative) {
-                Set<TopicPartition> revoked = Set.copyOf(assigned.keySet());
-                listener.onPartitionsRevoked(revoked);
-                assigned.clear();
-            }
-        }
-
-        @Override
-        public List<TopicPartition> ownedPartitions() {
-            return List.copyOf(assigned.keySet());
-        }
-
-        @Override
-        public boolean onJoinComplete(List<TopicPartition> newAssignment, boolean cooperative) {
-            Set<TopicPartition> revoked = new HashSet<>(assigned.keySet());
-            newAssignment.forEach(revoked::remove);
-            List<TopicPartition> added = new ArrayList<>();
-            for (TopicPartition partition : newAssignment) {
-                if (!assigned.containsKey(partition)) {
-                    added.add(partition);
-                }
-            }
-            if (!revoked.isEmpty()) {
-                listener.onPartitionsRevoked(Set.copyOf(revoked));
-                assigned.keySet().removeAll(revoked);
-            }
-            added.forEach(partition -> assigned.put(partition, new PartitionState()));
-            metadataStale = true;
-            listener.onPartitionsAssigned(List.copyOf(added));
-            return cooperative && !revoked.isEmpty();
-        }
-
-        @Override
-        public void onPartitionsLost() {
-            Set<TopicPartition> lost = Set.copyOf(assigned.keySet());
-            assigned.clear();
-            if (!lost.isEmpty()) {
-                listener.onPartitionsLost(lost);
-            }
-        }
-    }
-
-    /** kafka-clients' close and unsubscribe: commit (auto-commit), revoke, LeaveGroup. */
+    /**
+     * kafka-clients' close and unsubscribe: commit (auto-commit), revoke, LeaveGroup. A listener failure does not
+     * stop the LeaveGroup; it is thrown afterwards.
+     */
     private void leaveGroup() {
         try {
-            // As kafka-clients' onLeavePrepare: with a valid generation the partitions are revoked (after the
-            // auto-commit), otherwise the member was already fenced and they are lost.
+            // As kafka-clients' onLeavePrepare: with a valid generation and no rebalance under way the partitions
+            // are revoked (after the auto-commit); a fenced member, or one mid-rebalance (whose commit would be
+            // refused), loses them.
             Set<TopicPartition> owned = Set.copyOf(assigned.keySet());
-            if (group.hasGeneration()) {
+            if (group.hasGeneration() && !group.rebalanceInProgress()) {
                 autoCommitSync();
                 if (!owned.isEmpty()) {
-                    listener.onPartitionsRevoked(owned);
+                    listener.revoked(owned);
                 }
             } else if (!owned.isEmpty()) {
-                listener.onPartitionsLost(owned);
+                listener.lost(owned);
             }
             group.leave();
         } finally {
             group.close();
             assigned.clear();
         }
+        listener.throwIfFailed();
+    }
+
+    /** True while this subscribed member is (re)joining its group; for tests and diagnostics. */
+    boolean rebalanceInProgress() {
+        return group != null && group.rebalanceInProgress();
     }
 
     /** The group's committed offsets for these partitions; partitions without one are absent. */

@@ -32,8 +32,11 @@ import java.util.concurrent.TimeoutException;
  * max.poll.interval.ms are watched by {@link GroupHeartbeat} on its own thread.
  *
  * <p>The consumer's thread drives joins through {@link #ensureActive}; JoinGroup and SyncGroup are sent
- * asynchronously and their futures kept, so a poll that times out mid-rebalance resumes where it stopped. Fields
- * shared with the heartbeat thread are guarded by {@code this}.
+ * asynchronously and their futures kept, so a poll that times out mid-rebalance resumes where it stopped, and a
+ * cooperative member can step the rebalance without waiting and go on fetching the partitions it keeps (the
+ * {@code onGroupResponse} callback wakes its poll when an answer arrives). The leader also watches the topics it
+ * assigned for added partitions ({@link PartitionCountWatch}). Fields shared with the heartbeat thread are guarded
+ * by {@code this}.
  */
 public final class GroupMembership implements AutoCloseable {
     /** The group protocol type of consumers; kafka-clients uses the same, so the two can share a group. */
@@ -63,6 +66,8 @@ public final class GroupMembership implements AutoCloseable {
     private final List<PartitionAssignor> assignors = new ArrayList<>();
     private final boolean cooperative;
     private final GroupHeartbeat heartbeat;
+    private final PartitionCountWatch partitionCountWatch;
+    private final Runnable onGroupResponse;
     private List<String> topics = List.of();
 
     // Guarded by this: shared with the heartbeat thread.
@@ -80,11 +85,19 @@ public final class GroupMembership implements AutoCloseable {
     private boolean joinPrepared;
     private long backoffUntilMs;
 
-    public GroupMembership(ConsumerConfig config, ClusterClient cluster, OffsetsClient offsets, Hooks hooks) {
+    /**
+     * @param onGroupResponse runs on a network thread when a JoinGroup or SyncGroup answer arrives, so that a poll
+     *     waiting for fetches during a cooperative rebalance can take the next step at once
+     */
+    public GroupMembership(ConsumerConfig config, ClusterClient cluster, OffsetsClient offsets, Hooks hooks,
+                           Runnable onGroupResponse) {
         this.config = config;
         this.cluster = cluster;
         this.offsets = offsets;
         this.hooks = hooks;
+        this.onGroupResponse = onGroupResponse;
+        this.partitionCountWatch = new PartitionCountWatch(config.metadataMaxAgeMs(), config.retryBackoffMs(),
+                watched -> cluster.refreshMetadata(watched, true));
         config.assignors().forEach(name -> assignors.add(PartitionAssignor.forName(name)));
         // As in kafka-clients: the cooperative protocol only when every configured assignor supports it.
         this.cooperative = assignors.stream().allMatch(PartitionAssignor::cooperative);
@@ -120,6 +133,14 @@ public final class GroupMembership implements AutoCloseable {
 
     synchronized boolean isStable() {
         return state == State.STABLE;
+    }
+
+    /**
+     * True from the moment the member starts a (re)join until it has its assignment. A commit is refused meanwhile,
+     * as kafka-clients refuses it (RebalanceInProgressException): the generation it would carry is about to change.
+     */
+    public synchronized boolean rebalanceInProgress() {
+        return state != State.STABLE;
     }
 
     synchronized int knownCoordinator() {
@@ -182,9 +203,14 @@ public final class GroupMembership implements AutoCloseable {
     /**
      * Joins or rejoins the group if needed, waiting until {@code deadlineMs} at most. Returns true when the member
      * is stable with an assignment; false when the deadline came first (the rebalance continues at the next call).
+     * A deadline already past takes every step that needs no waiting (send JoinGroup, handle an answer that
+     * arrived) and returns.
      */
     public boolean ensureActive(long deadlineMs) {
         heartbeat.startIfNeeded();
+        if (isStable() && partitionCountWatch.maybeChanged(System.currentTimeMillis())) {
+            requestRejoin(); // The leader saw partitions added to a subscribed topic: assign them.
+        }
         while (true) {
             boolean lostNow;
             synchronized (this) {
@@ -201,15 +227,17 @@ public final class GroupMembership implements AutoCloseable {
                 continue;
             }
             long now = System.currentTimeMillis();
-            if (now >= deadlineMs) {
-                return false;
-            }
             if (now < backoffUntilMs) {
+                if (now >= deadlineMs) {
+                    return false;
+                }
                 pause(Math.min(backoffUntilMs, deadlineMs) - now);
                 continue;
             }
             try {
-                step(deadlineMs);
+                if (!step(deadlineMs)) {
+                    return false;
+                }
             } catch (CairnException failed) {
                 if (!failed.isRetriable() && !(failed instanceof CairnApiException apiError
                         && isRecoverable(apiError.errorCode()))) {
@@ -229,6 +257,9 @@ public final class GroupMembership implements AutoCloseable {
                     }
                 }
                 backoffUntilMs = System.currentTimeMillis() + config.retryBackoffMs();
+                if (System.currentTimeMillis() >= deadlineMs) {
+                    return false;
+                }
             }
         }
     }
@@ -239,26 +270,32 @@ public final class GroupMembership implements AutoCloseable {
                 || error == ErrorCode.COORDINATOR_NOT_AVAILABLE || error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
     }
 
-    /** One step of the join: wait on the pending SyncGroup or JoinGroup, or send a JoinGroup. */
-    private void step(long deadlineMs) {
+    /**
+     * One step of the join: wait on the pending SyncGroup or JoinGroup, or send a JoinGroup. False when the
+     * deadline came before the pending answer.
+     */
+    private boolean step(long deadlineMs) {
         if (pendingSync != null) {
             Struct response = awaitPending(pendingSync, deadlineMs, "SyncGroup");
-            if (response != null) {
-                pendingSync = null;
-                onSyncResponse(response);
+            if (response == null) {
+                return false;
             }
-            return;
+            pendingSync = null;
+            onSyncResponse(response);
+            return true;
         }
         if (pendingJoin != null) {
             Struct response = awaitPending(pendingJoin, deadlineMs, "JoinGroup");
-            if (response != null) {
-                pendingJoin = null;
-                onJoinResponse(response);
+            if (response == null) {
+                return false;
             }
-            return;
+            pendingJoin = null;
+            onJoinResponse(response);
+            return true;
         }
         int coordinatorId = coordinator();
         if (!joinPrepared) {
+            partitionCountWatch.clear();
             hooks.onJoinPrepare(cooperative);
             joinPrepared = true;
         }
@@ -270,6 +307,8 @@ public final class GroupMembership implements AutoCloseable {
         }
         requestSentMs = System.currentTimeMillis();
         pendingJoin = cluster.coordinatorConnection(coordinatorId).send(ApiKey.JOIN_GROUP, request, true);
+        pendingJoin.whenComplete((answer, failure) -> onGroupResponse.run());
+        return true;
     }
 
     /**
@@ -351,6 +390,7 @@ public final class GroupMembership implements AutoCloseable {
         }
         requestSentMs = System.currentTimeMillis();
         pendingSync = cluster.coordinatorConnection(coordinator()).send(ApiKey.SYNC_GROUP, request, true);
+        pendingSync.whenComplete((answer, failure) -> onGroupResponse.run());
     }
 
     /** The leader's job: run the chosen assignor over every member's subscription. */
@@ -367,13 +407,8 @@ public final class GroupMembership implements AutoCloseable {
             allTopics.addAll(subscription.topics());
         }
         ClusterMetadata metadata = cluster.refreshMetadata(allTopics, true);
-        Map<String, Integer> partitionCounts = new LinkedHashMap<>();
-        for (String topic : allTopics) {
-            ClusterMetadata.TopicMetadata described = metadata.topics().get(topic);
-            if (described != null && described.error() == ErrorCode.NONE && !described.partitions().isEmpty()) {
-                partitionCounts.put(topic, described.partitions().size());
-            }
-        }
+        Map<String, Integer> partitionCounts = PartitionCountWatch.partitionCounts(metadata, allTopics);
+        partitionCountWatch.onAssigned(allTopics, partitionCounts, System.currentTimeMillis());
         List<Struct> assignments = new ArrayList<>();
         assignor.assign(partitionCounts, subscriptions).forEach((member, partitions) -> assignments.add(
                 new Struct(SyncGroupRequest.SyncGroupRequestAssignment.SCHEMA)
