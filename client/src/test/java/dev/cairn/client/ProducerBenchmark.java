@@ -17,7 +17,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * Not a test: Cairn's producer beside kafka-clients' producer against the same broker, same settings (idempotent,
- * acks=all, linger.ms=5, batch.size=16384, buffer.memory 32 MiB, no compression).
+ * acks=all, linger.ms=5 unless --linger-ms says otherwise, batch.size=16384, buffer.memory 32 MiB, no compression).
  *
  * <p>Each round has two phases, and within a phase the two producers run one after the other, alternating which
  * goes first (A-B, then B-A) so that drift in machine load hits both:
@@ -31,8 +31,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * per-round ratios.
  *
  * <p>Options ({@code --name=value}): records (per max phase, default 500000), value-bytes (100), rounds (3), rate
- * (records/s in the rate phase, default 20000), rate-seconds (10), bootstrap (a running broker, e.g. Apache Kafka;
- * default: an in-process Cairn broker).
+ * (records/s in the rate phase, default 20000), rate-seconds (10), linger-ms (5), bootstrap (a running broker,
+ * e.g. Apache Kafka; default: an in-process Cairn broker).
  */
 public final class ProducerBenchmark {
     private static final int PARTITIONS = 3;
@@ -69,7 +69,8 @@ public final class ProducerBenchmark {
         }
     }
 
-    private record Options(int records, int valueBytes, int rounds, int rate, int rateSeconds, String bootstrap) {
+    private record Options(int records, int valueBytes, int rounds, int rate, int rateSeconds, int lingerMs,
+                           String bootstrap) {
         static Options parse(String[] args) {
             Map<String, String> named = new java.util.HashMap<>();
             for (String arg : args) {
@@ -84,8 +85,10 @@ public final class ProducerBenchmark {
                     Integer.parseInt(named.getOrDefault("rounds", "3")),
                     Integer.parseInt(named.getOrDefault("rate", "20000")),
                     Integer.parseInt(named.getOrDefault("rate-seconds", "10")),
+                    Integer.parseInt(named.getOrDefault("linger-ms", "5")),
                     named.get("bootstrap"));
-            named.keySet().removeAll(List.of("records", "value-bytes", "rounds", "rate", "rate-seconds", "bootstrap"));
+            named.keySet().removeAll(List.of("records", "value-bytes", "rounds", "rate", "rate-seconds", "linger-ms",
+                    "bootstrap"));
             if (!named.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + named.keySet());
             }
@@ -110,31 +113,33 @@ public final class ProducerBenchmark {
         byte[] value = new byte[options.valueBytes()];
         System.out.printf("broker: %s at %s; max phase %d records, rate phase %d records/s for %d s; %d B values%n",
                 brokerName, bootstrap, options.records(), options.rate(), options.rateSeconds(), value.length);
-        maxPhase(kafka(bootstrap), "warm-kafka", WARM_UP_RECORDS, value);
-        maxPhase(cairn(bootstrap), "warm-cairn", WARM_UP_RECORDS, value);
+        int lingerMs = options.lingerMs();
+        maxPhase(kafka(bootstrap, lingerMs), "warm-kafka", WARM_UP_RECORDS, value);
+        maxPhase(cairn(bootstrap, lingerMs), "warm-cairn", WARM_UP_RECORDS, value);
         List<Double> throughputRatios = new ArrayList<>();
         List<Double> p99Ratios = new ArrayList<>();
-        int rateRecords = options.rate() * options.rateSeconds();
+        int rate = options.rate();
+        int rateRecords = rate * options.rateSeconds();
         for (int r = 1; r <= options.rounds(); r++) {
             int round = r;
             boolean kafkaFirst = round % 2 == 1;
+            int records = options.records();
             Result[] max = pair(kafkaFirst,
-                    () -> maxPhase(kafka(bootstrap), topic("max-kafka", round), options.records(), value),
-                    () -> maxPhase(cairn(bootstrap), topic("max-cairn", round), options.records(), value));
-            Result[] rate = pair(!kafkaFirst,
-                    () -> ratePhase(kafka(bootstrap), topic("rate-kafka", round), rateRecords, options.rate(), value),
-                    () -> ratePhase(cairn(bootstrap), topic("rate-cairn", round), rateRecords, options.rate(),
-                            value));
+                    () -> maxPhase(kafka(bootstrap, lingerMs), topic("max-kafka", round), records, value),
+                    () -> maxPhase(cairn(bootstrap, lingerMs), topic("max-cairn", round), records, value));
+            Result[] paced = pair(!kafkaFirst,
+                    () -> ratePhase(kafka(bootstrap, lingerMs), topic("rate-kafka", round), rateRecords, rate, value),
+                    () -> ratePhase(cairn(bootstrap, lingerMs), topic("rate-cairn", round), rateRecords, rate, value));
             double throughputRatio = max[1].recordsPerSecond() / max[0].recordsPerSecond();
-            double p99Ratio = rate[1].p99Ms() / rate[0].p99Ms();
+            double p99Ratio = paced[1].p99Ms() / paced[0].p99Ms();
             throughputRatios.add(throughputRatio);
             p99Ratios.add(p99Ratio);
             System.out.printf("round %d  max   kafka-clients %s%n", round, max[0].describe());
             System.out.printf("round %d  max   cairn         %s   throughput cairn/kafka = %.2f%n", round,
                     max[1].describe(), throughputRatio);
-            System.out.printf("round %d  rate  kafka-clients %s%n", round, rate[0].describe());
+            System.out.printf("round %d  rate  kafka-clients %s%n", round, paced[0].describe());
             System.out.printf("round %d  rate  cairn         %s   p99 cairn/kafka = %.2f%n", round,
-                    rate[1].describe(), p99Ratio);
+                    paced[1].describe(), p99Ratio);
         }
         System.out.printf("median over %d rounds: throughput cairn/kafka = %.2f (higher is better), p99 at %d rec/s "
                         + "cairn/kafka = %.2f (lower is better)%n", options.rounds(), median(throughputRatios),
@@ -219,9 +224,9 @@ public final class ProducerBenchmark {
         histogram.recordValue(Math.max(0, Math.min(LATENCY_US_MAX, latencyNs / 1000)));
     }
 
-    private static BenchProducer kafka(String bootstrap) {
+    private static BenchProducer kafka(String bootstrap, int lingerMs) {
         KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(bootstrap, Map.of("acks", "all",
-                "linger.ms", 5, "batch.size", 16_384, "enable.idempotence", true));
+                "linger.ms", lingerMs, "batch.size", 16_384, "enable.idempotence", true));
         return new BenchProducer() {
             @Override
             public void send(String topic, Integer partition, byte[] value, Ack ack) {
@@ -241,9 +246,9 @@ public final class ProducerBenchmark {
         };
     }
 
-    private static BenchProducer cairn(String bootstrap) {
+    private static BenchProducer cairn(String bootstrap, int lingerMs) {
         CairnProducer producer = CairnProducer.create(ProducerConfig.builder().bootstrapServers(bootstrap)
-                .acks("all").lingerMs(5).batchSizeBytes(16_384).idempotence(true).build());
+                .acks("all").lingerMs(lingerMs).batchSizeBytes(16_384).idempotence(true).build());
         return new BenchProducer() {
             @Override
             public void send(String topic, Integer partition, byte[] value, Ack ack) {
