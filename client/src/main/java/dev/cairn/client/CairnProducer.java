@@ -50,6 +50,7 @@ public final class CairnProducer implements AutoCloseable {
         long deadlineMs = deadline(config.maxBlockMs());
         int partitionCount = engine.partitionCount(record.topic(), deadlineMs);
         int partition;
+        int stickyPartitionCount = 0;
         if (record.partition() != null) {
             partition = record.partition();
             if (partition >= partitionCount) {
@@ -58,13 +59,12 @@ public final class CairnProducer implements AutoCloseable {
                                 + " partitions");
             }
         } else {
-            int sizeGuess = (record.key() == null ? 0 : record.key().length)
-                    + (record.value() == null ? 0 : record.value().length);
-            partition = engine.choosePartition(record.topic(), record.key(), sizeGuess, partitionCount);
+            partition = engine.choosePartition(record.topic(), record.key(), partitionCount);
+            stickyPartitionCount = record.key() == null ? partitionCount : 0;
         }
         long timestampMs = record.timestampMs() != null ? record.timestampMs() : System.currentTimeMillis();
         return engine.append(new TopicPartition(record.topic(), partition), timestampMs, record.key(),
-                record.value(), WireHeaders.of(record.headers()), deadlineMs);
+                record.value(), WireHeaders.of(record.headers()), deadlineMs, stickyPartitionCount);
     }
 
     private static long deadline(long timeoutMs) {

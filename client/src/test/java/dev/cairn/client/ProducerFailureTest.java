@@ -51,7 +51,7 @@ class ProducerFailureTest {
                      new dev.cairn.client.internal.ProducerEngine(config, cluster)) {
             CairnApiException tooLarge = assertThrows(CairnApiException.class, () -> engine.append(
                     new TopicPartition("t", 0), 0L, null, new byte[2_000], new dev.cairn.protocol.record.RecordHeader[0],
-                    System.currentTimeMillis() + 1_000));
+                    System.currentTimeMillis() + 1_000, 0));
             assertEquals(dev.cairn.protocol.ErrorCode.MESSAGE_TOO_LARGE, tooLarge.errorCode());
             assertFalse(tooLarge.isRetriable());
         }

@@ -7,8 +7,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Kafka's default partitioning: a keyed record goes to {@code toPositive(murmur2(key)) % partitions}, byte for
  * byte as kafka-clients' {@code BuiltInPartitioner.partitionForKey} and {@code Utils.murmur2}, so Cairn and Kafka
- * producers put the same key in the same partition. A record without a key sticks to one partition until about a
- * batch's worth of bytes went there (KIP-480, KIP-794's uniform sticky), then moves on at random. Thread-safe.
+ * producers put the same key in the same partition. A record without a key sticks to one partition (KIP-480) and
+ * moves on at random as KIP-794's uniform sticky partitioner does: once batch.size bytes went there and that
+ * partition's open batch is full, or at the latest after twice batch.size, so that the switch falls on a batch
+ * boundary and leaves no small tail batch to wait out linger.ms alone. Thread-safe.
  */
 public final class Partitioner {
     private static final int MURMUR2_SEED = 0x9747b28c;
@@ -23,24 +25,41 @@ public final class Partitioner {
         private long bytes;
     }
 
-    /** @param stickyBytesMax bytes sent to one sticky partition before switching (batch.size in Kafka) */
+    /** @param stickyBytesMax bytes sent to one sticky partition before switching at a full batch (batch.size) */
     public Partitioner(int stickyBytesMax) {
         this.stickyBytesMax = stickyBytesMax;
     }
 
-    /** The partition for a record with this key (null = sticky), counting its size towards the sticky limit. */
-    public int partition(String topic, byte[] key, int recordBytes, int partitionCount) {
+    /** The partition for a record with this key: murmur2 of a key, or the topic's sticky partition for null. */
+    public int partition(String topic, byte[] key, int partitionCount) {
         if (key != null) {
             return toPositive(murmur2(key)) % partitionCount;
         }
         synchronized (stickyByTopic) {
             Sticky sticky = stickyByTopic.computeIfAbsent(topic, unused -> new Sticky());
-            if (sticky.partition < 0 || sticky.partition >= partitionCount || sticky.bytes >= stickyBytesMax) {
+            if (sticky.partition < 0 || sticky.partition >= partitionCount) {
                 sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
                 sticky.bytes = 0;
             }
-            sticky.bytes += recordBytes;
             return sticky.partition;
+        }
+    }
+
+    /**
+     * Counts a record that {@link #partition} placed by stickiness, once appended: its bytes in the batch, and
+     * whether the partition's open batch is now full. Switches the topic's sticky partition when it is time.
+     */
+    public void onStickyAppend(String topic, int partition, int appendedBytes, boolean batchFull, int partitionCount) {
+        synchronized (stickyByTopic) {
+            Sticky sticky = stickyByTopic.get(topic);
+            if (sticky == null || sticky.partition != partition) {
+                return; // Another thread already moved on.
+            }
+            sticky.bytes += appendedBytes;
+            if ((sticky.bytes >= stickyBytesMax && batchFull) || sticky.bytes >= 2L * stickyBytesMax) {
+                sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
+                sticky.bytes = 0;
+            }
         }
     }
 

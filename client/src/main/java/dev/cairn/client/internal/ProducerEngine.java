@@ -172,37 +172,52 @@ public final class ProducerEngine implements AutoCloseable {
         return Math.max(1, Math.min(config.retryBackoffMaxMs(), exponential));
     }
 
-    /** Chooses a partition for a record without one. */
-    public int choosePartition(String topic, byte[] key, int recordBytes, int partitionCount) {
-        return partitioner.partition(topic, key, recordBytes, partitionCount);
+    /** Chooses a partition for a record without one: murmur2 of its key, or the sticky partition. */
+    public int choosePartition(String topic, byte[] key, int partitionCount) {
+        return partitioner.partition(topic, key, partitionCount);
     }
 
     /**
      * Appends a record to its partition's open batch, starting a new batch (and waiting up to the deadline for
-     * buffer memory) when it does not fit.
+     * buffer memory) when it does not fit. {@code stickyPartitionCount} is the topic's partition count when the
+     * partition was chosen by stickiness (a record without key or partition), so that the partitioner can count it;
+     * 0 otherwise.
      */
     public CompletableFuture<RecordMetadata> append(TopicPartition topicPartition, long timestampMs, byte[] key,
-                                                    byte[] value, RecordHeader[] headers, long deadlineMs) {
+                                                    byte[] value, RecordHeader[] headers, long deadlineMs,
+                                                    int stickyPartitionCount) {
         synchronized (lock) {
             checkAccepting();
             PartitionState state = partitions.computeIfAbsent(topicPartition, unused -> new PartitionState());
-            ProducerBatch last = state.queued.peekLast();
-            if (last != null && last.hasRoomFor(timestampMs, key, value, headers, config.batchSizeBytes())) {
-                return last.append(timestampMs, key, value, headers);
+            ProducerBatch batch = state.queued.peekLast();
+            CompletableFuture<RecordMetadata> future;
+            int sizeBefore;
+            if (batch != null && batch.hasRoomFor(timestampMs, key, value, headers, config.batchSizeBytes())) {
+                sizeBefore = batch.estimatedSizeInBytes();
+                future = batch.append(timestampMs, key, value, headers);
+            } else {
+                if (batch != null) {
+                    batch.closed = true;
+                }
+                int recordBytes = RecordBatchBuilder.recordSizeInBytes(0, 0, wrap(key), wrap(value), headers)
+                        + RecordBatchDescriptor.HEADER_BYTES;
+                checkRecordSize(recordBytes);
+                long reserve = Math.max(config.batchSizeBytes(), recordBytes);
+                reserveMemory(reserve, deadlineMs);
+                batch = new ProducerBatch(topicPartition, state.nextBatchNumber++,
+                        new RecordBatchBuilder(config.compressionType()), nowMs(), reserve);
+                state.queued.addLast(batch);
+                sizeBefore = RecordBatchDescriptor.HEADER_BYTES;
+                future = batch.append(timestampMs, key, value, headers);
+                lock.notifyAll();
             }
-            if (last != null) {
-                last.closed = true;
+            if (stickyPartitionCount > 0) {
+                int appendedBytes = batch.estimatedSizeInBytes() - sizeBefore;
+                // Full: another record like this one would not fit (Kafka's batch "isFull").
+                boolean batchFull = batch.estimatedSizeInBytes() + appendedBytes > config.batchSizeBytes();
+                partitioner.onStickyAppend(topicPartition.topic(), topicPartition.partition(), appendedBytes,
+                        batchFull, stickyPartitionCount);
             }
-            int recordBytes = RecordBatchBuilder.recordSizeInBytes(0, 0, wrap(key), wrap(value), headers)
-                    + RecordBatchDescriptor.HEADER_BYTES;
-            checkRecordSize(recordBytes);
-            long reserve = Math.max(config.batchSizeBytes(), recordBytes);
-            reserveMemory(reserve, deadlineMs);
-            ProducerBatch batch = new ProducerBatch(topicPartition, state.nextBatchNumber++,
-                    new RecordBatchBuilder(config.compressionType()), nowMs(), reserve);
-            state.queued.addLast(batch);
-            CompletableFuture<RecordMetadata> future = batch.append(timestampMs, key, value, headers);
-            lock.notifyAll();
             return future;
         }
     }

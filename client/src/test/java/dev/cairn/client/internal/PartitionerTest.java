@@ -32,26 +32,48 @@ class PartitionerTest {
             for (int i = 0; i < 2_000; i++) {
                 byte[] key = ("key-" + i).getBytes(StandardCharsets.UTF_8);
                 int expected = Utils.toPositive(Utils.murmur2(key)) % partitions;
-                assertEquals(expected, partitioner.partition("t", key, key.length, partitions));
+                assertEquals(expected, partitioner.partition("t", key, partitions));
             }
         }
     }
 
     @Test
-    void nullKeysStickToOnePartitionForABatchThenMove() {
+    void nullKeysStickUntilABatchWorthOfBytesFillsABatchThenMove() {
         int stickyBytes = 1_000;
         Partitioner partitioner = new Partitioner(stickyBytes);
-        int first = partitioner.partition("t", null, 100, 6);
-        for (int i = 1; i < 10; i++) {
-            assertEquals(first, partitioner.partition("t", null, 100, 6), "sticky within the byte budget");
+        int first = partitioner.partition("t", null, 6);
+        for (int i = 0; i < 12; i++) {
+            assertEquals(first, partitioner.partition("t", null, 6), "sticky: batch.size reached, batch not full");
+            partitioner.onStickyAppend("t", first, 100, false, 6);
         }
-        int next = partitioner.partition("t", null, 100, 6);
-        assertNotEquals(first, next, "moves on after batch.size bytes");
+        assertEquals(first, partitioner.partition("t", null, 6));
+        partitioner.onStickyAppend("t", first, 100, true, 6);
+        int next = partitioner.partition("t", null, 6);
+        assertNotEquals(first, next, "moves on once batch.size bytes went there and the batch is full");
+        for (int i = 0; i < 19; i++) {
+            partitioner.onStickyAppend("t", next, 100, false, 6);
+        }
+        assertEquals(next, partitioner.partition("t", null, 6));
+        partitioner.onStickyAppend("t", next, 100, false, 6);
+        assertNotEquals(next, partitioner.partition("t", null, 6), "moves on at twice batch.size in any case");
+        partitioner.onStickyAppend("t", next, 5_000, true, 6);
         Set<Integer> visited = new HashSet<>();
         for (int i = 0; i < 1_000; i++) {
-            visited.add(partitioner.partition("t", null, stickyBytes, 6));
+            int partition = partitioner.partition("t", null, 6);
+            visited.add(partition);
+            partitioner.onStickyAppend("t", partition, stickyBytes, true, 6);
         }
         assertEquals(6, visited.size(), "every partition is used over time");
-        assertTrue(partitioner.partition("other", null, 1, 1) == 0);
+        assertTrue(partitioner.partition("other", null, 1) == 0);
+    }
+
+    @Test
+    void aStaleAppendDoesNotMoveTheNewStickyPartition() {
+        Partitioner partitioner = new Partitioner(1_000);
+        int first = partitioner.partition("t", null, 6);
+        partitioner.onStickyAppend("t", first, 2_000, true, 6);
+        int second = partitioner.partition("t", null, 6);
+        partitioner.onStickyAppend("t", first, 2_000, true, 6);
+        assertEquals(second, partitioner.partition("t", null, 6), "an append counted for the old partition");
     }
 }
