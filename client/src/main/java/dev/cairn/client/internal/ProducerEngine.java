@@ -586,15 +586,20 @@ public final class ProducerEngine implements AutoCloseable {
         releaseAll(expired);
     }
 
-    /** Takes the sendable head batch of each partition, grouped by leader; lock held. */
+    /**
+     * Takes the sendable head batch of each partition, grouped by leader; lock held. As in kafka-clients, a leader
+     * is ready when one of its partitions has a batch that is due (full, lingered, retried or flushed), and then the
+     * head batches of all its partitions go in the request, due or not: a request slot (5 per connection) carries
+     * all it can, which matters when the broker is slow and the slots are the bottleneck.
+     */
     private Map<Integer, List<ProducerBatch>> drain(long now) {
         Map<Integer, List<ProducerBatch>> ready = new LinkedHashMap<>();
         if (config.idempotent() && producerId < 0) {
             return ready;
         }
         ClusterMetadata metadata = cluster.metadata();
-        Map<Integer, Integer> requestBytes = new HashMap<>();
         boolean force = flushesInProgress > 0 || closing;
+        Set<Integer> readyLeaders = new HashSet<>();
         for (Map.Entry<TopicPartition, PartitionState> entry : partitions.entrySet()) {
             PartitionState state = entry.getValue();
             ProducerBatch head = state.queued.peekFirst();
@@ -604,9 +609,22 @@ public final class ProducerEngine implements AutoCloseable {
             int leader = metadata == null ? -1 : metadata.leaderOf(entry.getKey());
             if (leader < 0) {
                 metadataRefreshWanted = true;
+            } else {
+                readyLeaders.add(leader);
+            }
+        }
+        if (readyLeaders.isEmpty()) {
+            return ready;
+        }
+        Map<Integer, Integer> requestBytes = new HashMap<>();
+        for (Map.Entry<TopicPartition, PartitionState> entry : partitions.entrySet()) {
+            PartitionState state = entry.getValue();
+            ProducerBatch head = state.queued.peekFirst();
+            if (head == null || now < head.retryNotBeforeMs || !isSendable(state, head, now, true)) {
                 continue;
             }
-            if (nodeBackoffUntilMs.getOrDefault(leader, 0L) > now) {
+            int leader = metadata == null ? -1 : metadata.leaderOf(entry.getKey());
+            if (!readyLeaders.contains(leader) || nodeBackoffUntilMs.getOrDefault(leader, 0L) > now) {
                 continue;
             }
             boolean newRequest = !ready.containsKey(leader);
@@ -637,8 +655,9 @@ public final class ProducerEngine implements AutoCloseable {
     }
 
     /**
-     * Whether a partition's head batch may go now: it must be due (full, lingered, retried, or flushed), the
-     * partition must have room in flight, and a retried batch must be the next in sequence after what is in flight.
+     * Whether a partition's head batch may go now: it must be due (full, lingered, retried, or flushed; any batch
+     * when {@code force}), the partition must have room in flight, and a retried batch must be the next in sequence
+     * after what is in flight.
      */
     private boolean isSendable(PartitionState state, ProducerBatch head, long now, boolean force) {
         boolean due = head.closed || state.queued.size() > 1 || force || head.baseSequence >= 0
