@@ -109,14 +109,16 @@ public final class ClusterClient implements AutoCloseable {
 
     /**
      * A connection to some broker: a usable existing one if any, else each known broker and then each bootstrap
-     * address in turn, starting at a random one so that clients spread out.
+     * address in turn, starting at a random one so that clients spread out. Never a coordinator connection: a broker
+     * answers a connection's requests in order, so a Metadata request queued behind a parked JoinGroup would wait
+     * out the whole rebalance (and a consumer stuck in that wait could not rejoin in time).
      */
     public BrokerConnection anyConnection() {
         List<Integer> candidates = new ArrayList<>();
         synchronized (connections) {
             checkOpen();
             for (Map.Entry<Integer, BrokerConnection> entry : connections.entrySet()) {
-                if (entry.getValue().isUsable()) {
+                if (entry.getKey() < COORDINATOR_KEY_MIN && entry.getValue().isUsable()) {
                     return entry.getValue();
                 }
             }
