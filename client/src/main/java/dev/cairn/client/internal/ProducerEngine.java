@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -68,10 +69,13 @@ public final class ProducerEngine implements AutoCloseable {
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final Map<Integer, Integer> inFlightRequestsByNode = new HashMap<>();
     private final List<InFlightRequest> inFlightRequests = new ArrayList<>();
-    private final Set<String> topics = new HashSet<>();
+    /** Topics sent to; concurrent, so that a send to a known topic does not take the lock for it. */
+    private final Set<String> topics = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Long> nodeBackoffUntilMs = new HashMap<>();
     private final Thread sender;
     private long reservedBytes;
+    /** Callers waiting in {@link #reserveMemory} for buffer memory to be released. */
+    private int memoryWaiters;
     private long producerId = -1;
     private short producerEpoch = -1;
     private int flushesInProgress;
@@ -119,9 +123,7 @@ public final class ProducerEngine implements AutoCloseable {
 
     /** The number of partitions of a topic, fetching metadata (and auto-creating the topic) within maxBlockMs. */
     public int partitionCount(String topic, long deadlineMs) {
-        synchronized (lock) {
-            topics.add(topic);
-        }
+        topics.add(topic);
         ClusterMetadata metadata = cluster.metadata();
         int attempt = 0;
         while (metadata == null || metadata.partitionCount(topic) <= 0) {
@@ -129,10 +131,7 @@ public final class ProducerEngine implements AutoCloseable {
                 sleepBackoff(attempt, deadlineMs, "metadata for topic " + topic);
             }
             attempt++;
-            List<String> wanted;
-            synchronized (lock) {
-                wanted = new ArrayList<>(topics);
-            }
+            List<String> wanted = new ArrayList<>(topics);
             try {
                 metadata = cluster.refreshMetadata(wanted, true);
             } catch (CairnException failed) {
@@ -204,17 +203,24 @@ public final class ProducerEngine implements AutoCloseable {
                 checkRecordSize(recordBytes);
                 long reserve = Math.max(config.batchSizeBytes(), recordBytes);
                 reserveMemory(reserve, deadlineMs);
+                // The records buffer starts at the reserved size, so it is not regrown while the batch fills.
+                int recordsBytes = (int) Math.max(0, reserve - RecordBatchDescriptor.HEADER_BYTES);
                 batch = new ProducerBatch(topicPartition, state.nextBatchNumber++,
-                        new RecordBatchBuilder(config.compressionType()), nowMs(), reserve);
+                        new RecordBatchBuilder(config.compressionType(), recordsBytes), nowMs(), reserve);
                 state.queued.addLast(batch);
                 sizeBefore = RecordBatchDescriptor.HEADER_BYTES;
                 future = batch.append(timestampMs, key, value, headers);
                 lock.notifyAll();
             }
+            int appendedBytes = batch.estimatedSizeInBytes() - sizeBefore;
+            // Full: another record like this one would not fit. A full batch goes now rather than at the end of
+            // linger.ms: the sticky partitioner moves on once the batch is full, so no next record would close it.
+            boolean batchFull = batch.estimatedSizeInBytes() + appendedBytes > config.batchSizeBytes();
+            if (batchFull && !batch.closed) {
+                batch.closed = true;
+                lock.notifyAll();
+            }
             if (stickyPartitionCount > 0) {
-                int appendedBytes = batch.estimatedSizeInBytes() - sizeBefore;
-                // Full: another record like this one would not fit (Kafka's batch "isFull").
-                boolean batchFull = batch.estimatedSizeInBytes() + appendedBytes > config.batchSizeBytes();
                 partitioner.onStickyAppend(topicPartition.topic(), topicPartition.partition(), appendedBytes,
                         batchFull, stickyPartitionCount);
             }
@@ -252,11 +258,14 @@ public final class ProducerEngine implements AutoCloseable {
                 throw new CairnTimeoutException("no room in buffer.memory=" + config.bufferMemoryBytes()
                         + " bytes within max.block.ms=" + config.maxBlockMs());
             }
+            memoryWaiters++;
             try {
                 lock.wait(waitMs);
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
                 throw new CairnException("interrupted while waiting for buffer memory", true, interrupted);
+            } finally {
+                memoryWaiters--;
             }
             checkAccepting();
         }
@@ -767,9 +776,28 @@ public final class ProducerEngine implements AutoCloseable {
                             result.error(), completions);
                 }
             }
-            lock.notifyAll();
+            if (anyoneWaitsOnResponses()) {
+                lock.notifyAll();
+            }
         }
         completions.forEach(Runnable::run);
+    }
+
+    /**
+     * Whether a response must wake the lock's waiters (lock held): a sender with queued batches (a request slot is
+     * free now), callers waiting for buffer memory, or a closing sender that exits once drained. Otherwise the
+     * sender sleeps on until its next linger deadline: on a busy machine every needless wake-up is a context switch.
+     */
+    private boolean anyoneWaitsOnResponses() {
+        if (memoryWaiters > 0 || closing || closed) {
+            return true;
+        }
+        for (PartitionState state : partitions.values()) {
+            if (!state.queued.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static CairnException asCairn(Throwable error) {

@@ -51,7 +51,7 @@ public final class RecordBatchBuilder {
     public static final int RECORDS_COUNT_MAX = Integer.MAX_VALUE;
     /** The largest batch Java can hold in one ByteBuffer, leaving room for the array header. */
     public static final int BATCH_BYTES_MAX = Integer.MAX_VALUE - 8;
-    /** Encoded records start in a buffer this big and double as needed. */
+    /** Encoded records start in a buffer this big, unless the caller sizes it, and double as needed. */
     private static final int INITIAL_RECORDS_BYTES = 1024;
 
     private final CompressionType compressionType;
@@ -59,13 +59,26 @@ public final class RecordBatchBuilder {
     private short producerEpoch = NO_PRODUCER_EPOCH;
     private int baseSequence = NO_SEQUENCE;
     private double estimatedCompressionRatio = 1.0;
-    private ByteBuffer records = ByteBuffer.allocate(INITIAL_RECORDS_BYTES);
+    private ByteBuffer records;
     private int recordsCount;
     private long baseTimestamp = NO_TIMESTAMP;
     private long maxTimestamp = NO_TIMESTAMP;
 
     public RecordBatchBuilder(CompressionType compressionType) {
+        this(compressionType, INITIAL_RECORDS_BYTES);
+    }
+
+    /**
+     * A builder whose records buffer starts at {@code initialRecordsBytes}: a producer that fills batches up to
+     * batch.size sizes it so, and the buffer is not copied while it fills.
+     */
+    public RecordBatchBuilder(CompressionType compressionType, int initialRecordsBytes) {
+        if (initialRecordsBytes < 0 || initialRecordsBytes > BATCH_BYTES_MAX - HEADER_BYTES) {
+            throw new IllegalArgumentException("initial records bytes " + initialRecordsBytes + " outside [0, "
+                    + (BATCH_BYTES_MAX - HEADER_BYTES) + "]");
+        }
         this.compressionType = compressionType;
+        this.records = ByteBuffer.allocate(initialRecordsBytes);
     }
 
     /** Marks the batch as from an idempotent producer; by default it carries no producer id (-1, -1, -1). */

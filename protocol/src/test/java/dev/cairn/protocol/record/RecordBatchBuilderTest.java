@@ -171,6 +171,22 @@ class RecordBatchBuilderTest {
     }
 
     @Test
+    void aPresizedBufferBuildsTheSameBytesAndStillGrows() {
+        byte[] value = new byte[3_000];
+        value[2_999] = 9;
+        for (int initialBytes : new int[] {0, 1, 16_384}) {
+            RecordBatchBuilder presized = new RecordBatchBuilder(CompressionType.NONE, initialBytes);
+            RecordBatchBuilder grown = new RecordBatchBuilder(CompressionType.NONE);
+            for (int i = 0; i < 10; i++) {
+                presized.append(FIRST_TIMESTAMP_MS + i, utf8("k" + i), value);
+                grown.append(FIRST_TIMESTAMP_MS + i, utf8("k" + i), value);
+            }
+            assertEquals(grown.build(), presized.build(), "initial buffer of " + initialBytes + " bytes");
+        }
+        assertThrows(IllegalArgumentException.class, () -> new RecordBatchBuilder(CompressionType.NONE, -1));
+    }
+
+    @Test
     void recordHeadersCompareTheirValueBytes() {
         assertEquals(new RecordHeader("k", utf8("v")), new RecordHeader("k", utf8("v")));
         assertEquals(new RecordHeader("k", utf8("v")).hashCode(), new RecordHeader("k", utf8("v")).hashCode());
