@@ -1,6 +1,9 @@
 package dev.cairn.client;
 
 import dev.cairn.broker.BrokerFixture;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,9 +28,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  *       load hits both, sends as fast as it takes records; reports records/s. Its latency is mostly time spent
  *       queued in buffer.memory (an open loop at saturation), so it is printed but not the latency figure.
  *   <li><b>rate</b>: both producers at once, each on its own topic at a fixed rate that both sustain, so that a
- *       broker stall (an fsync, a GC) hits both; reports latency p50/p99/p99.9 from when each record was due to its
- *       acknowledgement (a late send counts against the producer: no coordinated omission).
+ *       broker stall (an fsync, a GC) hits both; reports latency p50/p90/p99/p99.9 from when each record was due to
+ *       its acknowledgement (a late send counts against the producer: no coordinated omission).
  * </ul>
+ * Each phase also reports CPU time per record: the sending thread's (in the rate phase mostly its pacing) and the
+ * producer's own threads' (sender, network I/O, which also run the callbacks).
  * A warm-up round runs first and is not reported (both JITs are cold). The summary gives the median of the
  * per-round ratios.
  *
@@ -43,6 +48,9 @@ public final class ProducerBenchmark {
     private static final int WARM_UP_RECORDS = 200_000;
     /** The longest a phase may take before the benchmark gives up. */
     private static final long PHASE_TIMEOUT_MS = 600_000;
+    /** Numbers the producers' client ids, so that each one's threads can be found by name. */
+    private static final java.util.concurrent.atomic.AtomicInteger PRODUCERS =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private ProducerBenchmark() {
     }
@@ -57,18 +65,24 @@ public final class ProducerBenchmark {
         void send(String topic, Integer partition, byte[] value, Ack ack) throws Exception;
 
         void flush() throws Exception;
+
+        /** CPU time so far of the producer's own threads (sender, I/O), in nanoseconds. */
+        long backgroundCpuNanos();
     }
 
     /** One producer's phase: throughput and the latency histogram in microseconds. */
-    private record Result(double recordsPerSecond, Histogram latencyUs, long errors) {
+    private record Result(double recordsPerSecond, Histogram latencyUs, long errors, double callerCpuUsPerRecord,
+                          double backgroundCpuUsPerRecord) {
         double p99Ms() {
             return latencyUs.getValueAtPercentile(99) / 1000.0;
         }
 
         String describe() {
-            return String.format("%,10.0f rec/s  p50 %8.2f ms  p99 %8.2f ms  p99.9 %8.2f ms  errors %d",
-                    recordsPerSecond, latencyUs.getValueAtPercentile(50) / 1000.0, p99Ms(),
-                    latencyUs.getValueAtPercentile(99.9) / 1000.0, errors);
+            return String.format("%,10.0f rec/s  p50 %7.2f ms  p90 %7.2f ms  p99 %7.2f ms  p99.9 %7.2f ms  errors %d  "
+                    + "cpu/record: send %.2f us, producer threads %.2f us", recordsPerSecond,
+                    latencyUs.getValueAtPercentile(50) / 1000.0, latencyUs.getValueAtPercentile(90) / 1000.0, p99Ms(),
+                    latencyUs.getValueAtPercentile(99.9) / 1000.0, errors, callerCpuUsPerRecord,
+                    backgroundCpuUsPerRecord);
         }
     }
 
@@ -130,7 +144,7 @@ public final class ProducerBenchmark {
             Result[] max = pair(kafkaFirst,
                     () -> maxPhase(kafka(bootstrap, lingerMs), topic("max-kafka", round), records, value),
                     () -> maxPhase(cairn(bootstrap, lingerMs), topic("max-cairn", round), records, value));
-            Result[] paced = together(
+            Result[] paced = together(kafkaFirst,
                     () -> ratePhase(kafka(bootstrap, lingerMs), topic("rate-kafka", round), rateRecords, rate, value),
                     () -> ratePhase(cairn(bootstrap, lingerMs), topic("rate-cairn", round), rateRecords, rate, value));
             double throughputRatio = max[1].recordsPerSecond() / max[0].recordsPerSecond();
@@ -163,12 +177,22 @@ public final class ProducerBenchmark {
         return new Result[] {kafka.run(), c};
     }
 
-    /** Runs Kafka's and Cairn's phase at the same time, each on its own thread; returns {kafka, cairn}. */
-    private static Result[] together(Phase kafka, Phase cairn) throws Exception {
+    /**
+     * Runs Kafka's and Cairn's phase at the same time, each on its own thread, starting the one named first a little
+     * ahead (alternated per round, like the max phase); returns {kafka, cairn}.
+     */
+    private static Result[] together(boolean kafkaFirst, Phase kafka, Phase cairn) throws Exception {
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
         try {
-            java.util.concurrent.Future<Result> k = pool.submit(kafka::run);
-            java.util.concurrent.Future<Result> c = pool.submit(cairn::run);
+            java.util.concurrent.Future<Result> k;
+            java.util.concurrent.Future<Result> c;
+            if (kafkaFirst) {
+                k = pool.submit(kafka::run);
+                c = pool.submit(cairn::run);
+            } else {
+                c = pool.submit(cairn::run);
+                k = pool.submit(kafka::run);
+            }
             return new Result[] {k.get(PHASE_TIMEOUT_MS, TimeUnit.MILLISECONDS),
                     c.get(PHASE_TIMEOUT_MS, TimeUnit.MILLISECONDS)};
         } finally {
@@ -192,13 +216,14 @@ public final class ProducerBenchmark {
         LongAdder errors = new LongAdder();
         try (producer) {
             warmTopic(producer, topic, value);
+            CpuClock cpu = new CpuClock(producer);
             long start = System.nanoTime();
             for (int i = 0; i < records; i++) {
                 long sentNs = System.nanoTime();
                 producer.send(topic, null, value, (ackNs, failed) -> record(latency, errors, ackNs - sentNs, failed));
             }
             producer.flush();
-            return new Result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum());
+            return cpu.result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum(), records);
         }
     }
 
@@ -210,6 +235,7 @@ public final class ProducerBenchmark {
         double intervalNs = 1e9 / rate;
         try (producer) {
             warmTopic(producer, topic, value);
+            CpuClock cpu = new CpuClock(producer);
             long start = System.nanoTime();
             for (int i = 0; i < records; i++) {
                 long dueNs = start + (long) (i * intervalNs);
@@ -220,7 +246,41 @@ public final class ProducerBenchmark {
                 producer.send(topic, null, value, (ackNs, failed) -> record(latency, errors, ackNs - dueNs, failed));
             }
             producer.flush();
-            return new Result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum());
+            return cpu.result(records / ((System.nanoTime() - start) / 1e9), latency, errors.sum(), records);
+        }
+    }
+
+    /**
+     * CPU time spent by one phase: the calling thread's (the send calls; in the rate phase it also paces) and the
+     * producer's own threads'. Callbacks run on the producer's threads in both clients.
+     */
+    private static final class CpuClock {
+        private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        private final BenchProducer producer;
+        private final long callerStartNs;
+        private final long backgroundStartNs;
+
+        CpuClock(BenchProducer producer) {
+            this.producer = producer;
+            this.callerStartNs = THREADS.getCurrentThreadCpuTime();
+            this.backgroundStartNs = producer.backgroundCpuNanos();
+        }
+
+        Result result(double recordsPerSecond, Histogram latencyUs, long errors, int records) {
+            double callerUs = (THREADS.getCurrentThreadCpuTime() - callerStartNs) / 1e3 / records;
+            double backgroundUs = (producer.backgroundCpuNanos() - backgroundStartNs) / 1e3 / records;
+            return new Result(recordsPerSecond, latencyUs, errors, callerUs, backgroundUs);
+        }
+
+        /** The summed CPU time of the live threads whose name passes the filter. */
+        static long threadsCpuNanos(java.util.function.Predicate<String> name) {
+            long total = 0;
+            for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+                if (info != null && name.test(info.getThreadName())) {
+                    total += Math.max(0, THREADS.getThreadCpuTime(info.getThreadId()));
+                }
+            }
+            return total;
         }
     }
 
@@ -241,8 +301,9 @@ public final class ProducerBenchmark {
     }
 
     private static BenchProducer kafka(String bootstrap, int lingerMs) {
+        String clientId = "bench-kafka-" + PRODUCERS.incrementAndGet();
         KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(bootstrap, Map.of("acks", "all",
-                "linger.ms", lingerMs, "batch.size", 16_384, "enable.idempotence", true));
+                "linger.ms", lingerMs, "batch.size", 16_384, "enable.idempotence", true, "client.id", clientId));
         return new BenchProducer() {
             @Override
             public void send(String topic, Integer partition, byte[] value, Ack ack) {
@@ -256,6 +317,11 @@ public final class ProducerBenchmark {
             }
 
             @Override
+            public long backgroundCpuNanos() {
+                return CpuClock.threadsCpuNanos(name -> name.endsWith("| " + clientId));
+            }
+
+            @Override
             public void close() {
                 producer.close();
             }
@@ -263,8 +329,9 @@ public final class ProducerBenchmark {
     }
 
     private static BenchProducer cairn(String bootstrap, int lingerMs) {
+        String clientId = "bench-cairn-" + PRODUCERS.incrementAndGet();
         CairnProducer producer = CairnProducer.create(ProducerConfig.builder().bootstrapServers(bootstrap)
-                .acks("all").lingerMs(lingerMs).batchSizeBytes(16_384).idempotence(true).build());
+                .clientId(clientId).acks("all").lingerMs(lingerMs).batchSizeBytes(16_384).idempotence(true).build());
         return new BenchProducer() {
             @Override
             public void send(String topic, Integer partition, byte[] value, Ack ack) {
@@ -275,6 +342,14 @@ public final class ProducerBenchmark {
             @Override
             public void flush() {
                 producer.flush(Duration.ofMillis(FLUSH_TIMEOUT_MS));
+            }
+
+            @Override
+            public long backgroundCpuNanos() {
+                // The sender thread carries the client id; the connections' reader threads are named by broker,
+                // and while a phase runs this is the only Cairn producer with connections.
+                return CpuClock.threadsCpuNanos(name -> name.equals("cairn-producer-sender-" + clientId)
+                        || name.startsWith("cairn-io-"));
             }
 
             @Override
