@@ -126,6 +126,7 @@ public final class Broker implements Closeable {
         String clusterId = clusterId(dataDir);
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
                 config.nodeId(), config.listener(), config.raftListener(), dataDir);
+        config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
         Map<Integer, String> raftAddresses = new LinkedHashMap<>();
         for (RaftVoter voter : config.raftVoters()) {
             raftAddresses.put(voter.nodeId(), voter.address().toString());

@@ -203,6 +203,26 @@ public record BrokerConfig(
         return config;
     }
 
+    /**
+     * Settings that are valid but probably a mistake, for the broker to log at start. This node's entry in
+     * raft.voters is where the other brokers, and this node's own Raft client, reach its Raft server; when its port
+     * differs from raft.listener's, it only works through a port mapping (a container's published port). Without
+     * one, every Raft call to this node fails and the broker never becomes ready.
+     */
+    public List<String> warnings() {
+        List<String> warnings = new ArrayList<>();
+        for (RaftVoter voter : raftVoters) {
+            if (voter.nodeId() == nodeId && raftListener.port() != 0
+                    && voter.address().port() != raftListener.port()) {
+                warnings.add("raft.voters gives this node (node.id=" + nodeId + ") the address " + voter.address()
+                        + ", but its Raft server listens on raft.listener=" + raftListener + "; Raft calls to this "
+                        + "node go to " + voter.address() + ", so that must forward to " + raftListener
+                        + " (a port mapping), or set raft.listener to match");
+            }
+        }
+        return warnings;
+    }
+
     /** Checks how values relate; each message names both values. */
     public void validate() {
         List<String> problems = new ArrayList<>();

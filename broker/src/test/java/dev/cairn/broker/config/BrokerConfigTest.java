@@ -37,6 +37,19 @@ class BrokerConfigTest {
     }
 
     @Test
+    void aVoterPortForThisNodeThatDiffersFromRaftListenerIsWarnedAbout() {
+        assertEquals(List.of(), BrokerConfig.defaults().warnings());
+        // The mistake that happens: raft.voters names a port, and raft.listener was left at its default.
+        BrokerConfig forgotten = BrokerConfig.fromMap(Map.of("raft.voters", "1@127.0.0.1:19093"));
+        assertEquals(1, forgotten.warnings().size());
+        String warning = forgotten.warnings().get(0);
+        assertTrue(warning.contains("127.0.0.1:19093") && warning.contains("raft.listener=127.0.0.1:9093"), warning);
+        // Another host on the same port (an advertised name, a container's address) is normal.
+        assertEquals(List.of(), BrokerConfig.fromMap(Map.of("raft.listener", "0.0.0.0:19093",
+                "raft.voters", "1@broker-1:19093,2@broker-2:19093")).warnings());
+    }
+
+    @Test
     void readmeDocumentsEveryKeyWithItsDefault() throws java.io.IOException {
         String readme = java.nio.file.Files.readString(Path.of("..", "README.md"));
         for (ConfigKey<?> key : BrokerConfig.KEYS) {
