@@ -8,9 +8,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * Kafka's default partitioning: a keyed record goes to {@code toPositive(murmur2(key)) % partitions}, byte for
  * byte as kafka-clients' {@code BuiltInPartitioner.partitionForKey} and {@code Utils.murmur2}, so Cairn and Kafka
  * producers put the same key in the same partition. A record without a key sticks to one partition (KIP-480) and
- * moves on at random as KIP-794's uniform sticky partitioner does: once batch.size bytes went there and that
- * partition's open batch is full, or at the latest after twice batch.size, so that the switch falls on a batch
- * boundary and leaves no small tail batch to wait out linger.ms alone. Thread-safe.
+ * moves on at random once batch.size bytes went there, on a batch boundary as KIP-794 intends: when the partition's
+ * open batch is full or has been sent (lingered out), or at the latest after twice batch.size. A switch in the middle
+ * of a lingering batch would leave two part-filled batches, the old partition's and the new one's, to be sent
+ * together when the old one lingers out. Thread-safe.
  */
 public final class Partitioner {
     private static final int MURMUR2_SEED = 0x9747b28c;
@@ -23,6 +24,8 @@ public final class Partitioner {
     private static final class Sticky {
         private int partition = -1;
         private long bytes;
+        /** Whether the sticky partition has a batch still taking records. */
+        private boolean batchOpen;
     }
 
     /** @param stickyBytesMax bytes sent to one sticky partition before switching at a full batch (batch.size) */
@@ -37,9 +40,9 @@ public final class Partitioner {
         }
         synchronized (stickyByTopic) {
             Sticky sticky = stickyByTopic.computeIfAbsent(topic, unused -> new Sticky());
-            if (sticky.partition < 0 || sticky.partition >= partitionCount) {
-                sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
-                sticky.bytes = 0;
+            if (sticky.partition < 0 || sticky.partition >= partitionCount
+                    || (sticky.bytes >= stickyBytesMax && !sticky.batchOpen)) {
+                switchPartition(sticky, partitionCount);
             }
             return sticky.partition;
         }
@@ -56,11 +59,31 @@ public final class Partitioner {
                 return; // Another thread already moved on.
             }
             sticky.bytes += appendedBytes;
+            sticky.batchOpen = !batchFull;
             if ((sticky.bytes >= stickyBytesMax && batchFull) || sticky.bytes >= 2L * stickyBytesMax) {
-                sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
-                sticky.bytes = 0;
+                switchPartition(sticky, partitionCount);
             }
         }
+    }
+
+    /**
+     * Notes that a partition's batch was taken for sending, so records appended to that partition from now on start
+     * a new batch: if it is the topic's sticky partition and batch.size bytes already went there, the next record
+     * without a key moves on.
+     */
+    public void onBatchSent(String topic, int partition) {
+        synchronized (stickyByTopic) {
+            Sticky sticky = stickyByTopic.get(topic);
+            if (sticky != null && sticky.partition == partition) {
+                sticky.batchOpen = false;
+            }
+        }
+    }
+
+    private static void switchPartition(Sticky sticky, int partitionCount) {
+        sticky.partition = nextStickyPartition(sticky.partition, partitionCount);
+        sticky.bytes = 0;
+        sticky.batchOpen = false;
     }
 
     private static int nextStickyPartition(int previous, int partitionCount) {

@@ -645,6 +645,9 @@ public final class ProducerEngine implements AutoCloseable {
                 continue;
             }
             state.queued.pollFirst();
+            if (!head.closed) {
+                partitioner.onBatchSent(head.topicPartition.topic(), head.topicPartition.partition());
+            }
             head.closed = true;
             if (head.baseSequence < 0) {
                 head.baseSequence = state.nextSequence;

@@ -68,6 +68,28 @@ class PartitionerTest {
     }
 
     @Test
+    void nullKeysMoveOnWhenTheirBatchWasSentAfterBatchSizeBytes() {
+        Partitioner partitioner = new Partitioner(1_000);
+        int first = partitioner.partition("t", null, 6);
+        for (int i = 0; i < 6; i++) {
+            partitioner.onStickyAppend("t", first, 100, false, 6);
+        }
+        partitioner.onBatchSent("t", first);
+        assertEquals(first, partitioner.partition("t", null, 6), "sent below batch.size bytes: stays");
+        for (int i = 0; i < 6; i++) {
+            partitioner.onStickyAppend("t", first, 100, false, 6);
+        }
+        assertEquals(first, partitioner.partition("t", null, 6), "batch.size bytes, but the open batch lingers");
+        partitioner.onBatchSent("t", (first + 1) % 6);
+        assertEquals(first, partitioner.partition("t", null, 6), "another partition's batch does not count");
+        partitioner.onBatchSent("t", first);
+        int next = partitioner.partition("t", null, 6);
+        assertNotEquals(first, next, "batch.size bytes went there and its batch was sent: the next record moves on");
+        partitioner.onBatchSent("t", next);
+        assertEquals(next, partitioner.partition("t", null, 6), "a fresh partition is kept until it gets its bytes");
+    }
+
+    @Test
     void aStaleAppendDoesNotMoveTheNewStickyPartition() {
         Partitioner partitioner = new Partitioner(1_000);
         int first = partitioner.partition("t", null, 6);
