@@ -129,7 +129,7 @@ public final class ClusterMetadata {
      * Why {@code add} cannot apply to {@code topic} (null when it does not exist), or empty when it can, including
      * when it was applied already: the topic then ends with exactly the partitions {@code add} carries.
      */
-    static Optional<MetadataResult> checkAddPartitions(AddPartitions add, TopicInfo topic,
+    private static Optional<MetadataResult> checkAddPartitions(AddPartitions add, TopicInfo topic,
             java.util.Set<Integer> registeredBrokers) {
         if (topic == null || !topic.topicId().equals(add.topicId())) {
             return Optional.of(new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
