@@ -2,6 +2,7 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.ApiVersionsHandler;
+import dev.cairn.broker.api.CreatePartitionsHandler;
 import dev.cairn.broker.api.CreateTopicsHandler;
 import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
@@ -265,6 +266,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
+        handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, cluster, creator, timer,
+                System::currentTimeMillis));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);

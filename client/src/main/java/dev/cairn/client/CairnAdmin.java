@@ -6,6 +6,8 @@ import dev.cairn.client.internal.ClusterMetadata;
 import dev.cairn.client.internal.OffsetsClient;
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.message.CreatePartitionsRequest;
+import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
@@ -16,9 +18,11 @@ import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +85,67 @@ public final class CairnAdmin implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /**
+     * Grows topics to the given total partition counts on the controller (Kafka's createPartitions with
+     * {@code NewPartitions.increaseTo}); the new partitions get the topic's replication factor and are placed by
+     * the broker. A count that is not an increase fails with INVALID_PARTITIONS, an unknown topic with
+     * UNKNOWN_TOPIC_OR_PARTITION, a count above the broker's limit with INVALID_PARTITIONS: none of them retriable.
+     * NOT_CONTROLLER and REQUEST_TIMED_OUT are retried for the topics not yet grown until default.api.timeout.ms
+     * (then thrown as retriable); a topic whose earlier attempt timed out and that now has exactly the
+     * requested count counts as grown, since that attempt was applied.
+     */
+    public void createPartitions(Map<String, Integer> newTotalCounts) {
+        Map<String, Integer> pending = new TreeMap<>(newTotalCounts);
+        Set<String> outcomeUnknown = new HashSet<>();
+        withRetries("CreatePartitions", () -> {
+            List<Struct> growing = new ArrayList<>();
+            pending.forEach((topic, count) -> growing.add(
+                    new Struct(CreatePartitionsRequest.CreatePartitionsTopic.SCHEMA)
+                    .set(CreatePartitionsRequest.CreatePartitionsTopic.NAME, topic)
+                    .set(CreatePartitionsRequest.CreatePartitionsTopic.COUNT, count)
+                    .set(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS, null)));
+            Struct request = new Struct(CreatePartitionsRequest.SCHEMA)
+                    .set(CreatePartitionsRequest.TOPICS, growing)
+                    .set(CreatePartitionsRequest.TIMEOUT_MS, config.requestTimeoutMs())
+                    .set(CreatePartitionsRequest.VALIDATE_ONLY, false);
+            Struct response = call(controller(), ApiKey.CREATE_PARTITIONS, request);
+            CairnApiException retry = null;
+            for (Struct result : response.get(CreatePartitionsResponse.RESULTS)) {
+                String topic = result.get(CreatePartitionsResponse.CreatePartitionsTopicResult.NAME);
+                ErrorCode error = ErrorCode.forCode(
+                        result.get(CreatePartitionsResponse.CreatePartitionsTopicResult.ERROR_CODE));
+                String message = result.get(CreatePartitionsResponse.CreatePartitionsTopicResult.ERROR_MESSAGE);
+                if (error == ErrorCode.NONE
+                        || (error == ErrorCode.INVALID_PARTITIONS && outcomeUnknown.contains(topic)
+                        && Integer.valueOf(partitionCount(topic)).equals(pending.get(topic)))) {
+                    pending.remove(topic);
+                    continue;
+                }
+                // Only a moved controller or an unknown outcome is worth another attempt; any other answer is the
+                // controller's decision about the topic (kafka-clients' Admin retries only NOT_CONTROLLER here).
+                boolean retriable = error == ErrorCode.NOT_CONTROLLER || error == ErrorCode.REQUEST_TIMED_OUT;
+                CairnApiException failed = new CairnApiException(error, "CreatePartitions for topic " + topic
+                        + (message == null ? "" : " (" + message + ")"), retriable);
+                if (!failed.isRetriable()) {
+                    throw failed;
+                }
+                if (error == ErrorCode.REQUEST_TIMED_OUT) {
+                    outcomeUnknown.add(topic);
+                }
+                retry = failed;
+            }
+            if (retry != null) {
+                throw retry;
+            }
+            return null;
+        });
+    }
+
+    private int partitionCount(String topic) {
+        ClusterMetadata.TopicMetadata described = cluster.refreshMetadata(List.of(topic), false).topics().get(topic);
+        return described == null || described.error() != ErrorCode.NONE ? -1 : described.partitions().size();
     }
 
     /** Deletes topics on the controller. */

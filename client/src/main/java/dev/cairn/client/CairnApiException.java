@@ -3,15 +3,20 @@ package dev.cairn.client;
 import dev.cairn.protocol.ErrorCode;
 
 /**
- * The broker answered with a Kafka error code. Retriable exactly when the code is (Kafka's {@code Errors}; shared
- * docs kafka-protocol.md A.4), e.g. NOT_LEADER_OR_FOLLOWER is, MESSAGE_TOO_LARGE is not.
+ * The broker answered with a Kafka error code. Retriable when the code is (Kafka's {@code Errors}; shared docs
+ * kafka-protocol.md A.4), e.g. NOT_LEADER_OR_FOLLOWER is, MESSAGE_TOO_LARGE is not, unless the call knows better:
+ * an unknown topic in the controller's answer to CreatePartitions is final, as kafka-clients' Admin treats it.
  */
 public class CairnApiException extends CairnException {
     private static final long serialVersionUID = 1L;
     private final ErrorCode errorCode;
 
     public CairnApiException(ErrorCode errorCode, String context) {
-        super(context + ": " + errorCode + " (" + errorCode.code() + ")", errorCode.retriable());
+        this(errorCode, context, errorCode.retriable());
+    }
+
+    public CairnApiException(ErrorCode errorCode, String context, boolean retriable) {
+        super(context + ": " + errorCode + " (" + errorCode.code() + ")", retriable);
         this.errorCode = errorCode;
     }
 

@@ -80,6 +80,36 @@ class AdminIT {
     }
 
     @Test
+    void createPartitionsGrowsTopicsAndRefusesWhatKafkaRefuses() {
+        try (CairnAdmin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("admin-growing", 2, 1), new NewTopic("admin-growing-too", 1, 1)));
+
+            admin.createPartitions(Map.of("admin-growing", 5, "admin-growing-too", 2));
+
+            Map<String, TopicDescription> described = admin.describeTopics(List.of("admin-growing",
+                    "admin-growing-too"));
+            assertEquals(5, described.get("admin-growing").partitions().size());
+            assertEquals(2, described.get("admin-growing-too").partitions().size());
+            assertTrue(described.get("admin-growing").partitions().stream().allMatch(p -> p.leader() >= 0),
+                    "every partition has a leader once createPartitions returns: " + described);
+            CairnApiException decrease = assertThrows(CairnApiException.class,
+                    () -> admin.createPartitions(Map.of("admin-growing", 3)));
+            assertEquals(ErrorCode.INVALID_PARTITIONS, decrease.errorCode());
+            assertFalse(decrease.isRetriable());
+            assertTrue(decrease.getMessage().contains("currently has 5 partition(s); 3 would not be an increase"),
+                    decrease.getMessage());
+            assertEquals(ErrorCode.INVALID_PARTITIONS, assertThrows(CairnApiException.class,
+                    () -> admin.createPartitions(Map.of("admin-growing", 5))).errorCode());
+            long startNs = System.nanoTime();
+            CairnApiException unknown = assertThrows(CairnApiException.class,
+                    () -> admin.createPartitions(Map.of("admin-no-such-topic", 3)));
+            assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, unknown.errorCode());
+            assertFalse(unknown.isRetriable(), "the controller's answer is final");
+            assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(10), "not retried until the timeout");
+        }
+    }
+
+    @Test
     void listOffsetsAndDescribeCluster() throws Exception {
         TopicPartition partition = new TopicPartition("admin-offsets", 0);
         try (CairnAdmin admin = admin();

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
@@ -39,7 +40,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * three members joining one at a time and one leaving while a producer writes, for both assignors; a group
  * shared with a kafka-clients consumer, which only works if the subscription and assignment bytes are Kafka's; a
  * cooperative member that goes on consuming while a rebalance is held open (KIP-429); and a throwing rebalance
- * listener, reported after the rebalance completes as kafka-clients does.
+ * listener, reported after the rebalance completes as kafka-clients does; and partitions added to a subscribed
+ * topic (CreatePartitions, through Cairn's admin client) being assigned and consumed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -89,6 +91,9 @@ abstract class GroupScenarios {
             TimeUnit.MILLISECONDS.sleep(20);
         }
     }
+
+    /** metadata.max.age.ms of the consumer watching for added partitions (Kafka's default is 300000). */
+    private static final long METADATA_MAX_AGE_MS = 1_000;
 
     /** What every member saw: the values read, duplicates, and which member owns each partition right now. */
     private static final class GroupLedger {
@@ -393,6 +398,44 @@ abstract class GroupScenarios {
         }
         assertEquals(produced.get(), ledger.values.size(), "distinct records consumed");
         assertEquals(List.of(), ledger.violations, "ownership");
+    }
+
+    /**
+     * The group leader re-reads the subscribed topics' metadata every metadata.max.age.ms and rebalances when a
+     * partition count changed (kafka-clients ConsumerCoordinator: assignment snapshot vs metadata snapshot; Cairn's
+     * PartitionCountWatch), so the partitions added by CreatePartitions are assigned and consumed without any
+     * member joining or leaving.
+     */
+    @Test
+    void partitionsAddedToASubscribedTopicAreAssignedAndConsumed() throws Exception {
+        String topic = "group-growing";
+        Set<Integer> partitionsRead = ConcurrentHashMap.newKeySet();
+        try (CairnAdmin admin = CairnAdmin.create(AdminConfig.builder().bootstrapServers(broker.bootstrap()).build());
+             CairnProducer producer = CairnProducer.create(ProducerConfig.builder()
+                     .bootstrapServers(broker.bootstrap()).build());
+             CairnConsumer consumer = CairnConsumer.create(ConsumerConfig.builder().bootstrapServers(bootstrap())
+                     .groupId("g-growing").assignors("cooperative-sticky").autoCommit(false)
+                     .offsetReset(ConsumerConfig.OffsetReset.EARLIEST).metadataMaxAgeMs(METADATA_MAX_AGE_MS)
+                     .build())) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, replicationFactor())));
+            consumer.subscribe(List.of(topic));
+            awaitCondition("the two partitions assigned", () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return consumer.assignment().size() == 2;
+            });
+            admin.createPartitions(Map.of(topic, 4));
+            for (int partition = 0; partition < 4; partition++) {
+                producer.send(new ProducerRecord(topic, partition, null, null,
+                        ("p" + partition).getBytes(StandardCharsets.UTF_8), List.of()));
+            }
+            producer.flush(Duration.ofSeconds(60));
+            awaitCondition("a record read from each of the four partitions", () -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(record -> partitionsRead.add(record.partition()));
+                return partitionsRead.size() == 4;
+            });
+            assertEquals(Set.of(0, 1, 2, 3), consumer.assignment().stream().map(TopicPartition::partition)
+                    .collect(Collectors.toSet()), "assignment after the partitions were added");
+        }
     }
 
     private ConsumerConfig heldOpenConfig(String name, String group) {

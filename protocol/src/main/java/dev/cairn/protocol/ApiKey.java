@@ -2,6 +2,8 @@ package dev.cairn.protocol;
 
 import dev.cairn.protocol.message.ApiVersionsRequest;
 import dev.cairn.protocol.message.ApiVersionsResponse;
+import dev.cairn.protocol.message.CreatePartitionsRequest;
+import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
@@ -72,6 +74,7 @@ public enum ApiKey {
     CREATE_TOPICS(19, CreateTopicsRequest.SCHEMA, CreateTopicsResponse.SCHEMA, 2, 2, 4),
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
+    CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     DESCRIBE_CLUSTER(60, DescribeClusterRequest.SCHEMA, DescribeClusterResponse.SCHEMA, 0, 0, 0);
 
     /** Request header v1: api key, api version, correlation id, client id. */

@@ -10,10 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.protocol.message.ApiVersionsResponse;
+import dev.cairn.protocol.message.CreatePartitionsRequest;
 import dev.cairn.protocol.message.FetchResponse;
 import dev.cairn.protocol.message.MetadataRequest;
 import dev.cairn.protocol.message.ProduceRequest;
+import dev.cairn.protocol.schema.SchemaCodec;
 import dev.cairn.protocol.schema.Struct;
+import dev.cairn.protocol.wire.ByteBufferReadable;
 import dev.cairn.protocol.wire.ByteBufferRecords;
 import dev.cairn.protocol.wire.ByteBufferWritable;
 import dev.cairn.protocol.wire.DecodeException;
@@ -24,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -115,6 +119,39 @@ class ProtocolCodecTest {
         assertEquals(ByteBuffer.wrap(records), slice);
         frame.array()[frame.arrayOffset() + frame.limit() - 1] = 42;
         assertEquals(42, slice.get(4), "the records are not copied out of the frame");
+    }
+
+    /**
+     * CreatePartitions as kafka-clients' Admin sends it (KIP-195): a topic without assignments carries a null
+     * array, one with assignments a list of broker-id lists. Every version decodes with ours to those values.
+     */
+    @Test
+    void createPartitionsRequestFromKafkaClientsDecodesWithNullAndExplicitAssignments() {
+        for (short version = ApiKey.CREATE_PARTITIONS.minVersion(); version <= ApiKey.CREATE_PARTITIONS.maxVersion();
+                version++) {
+            CreatePartitionsRequestData.CreatePartitionsTopicCollection topics =
+                    new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
+            topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("grow").setCount(4)
+                    .setAssignments(null));
+            topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("placed").setCount(3)
+                    .setAssignments(List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment()
+                            .setBrokerIds(List.of(2, 1)))));
+            CreatePartitionsRequestData kafka = new CreatePartitionsRequestData().setTopics(topics)
+                    .setTimeoutMs(30_000).setValidateOnly(true);
+
+            Struct ours = SchemaCodec.read(CreatePartitionsRequest.SCHEMA, version,
+                    new ByteBufferReadable(ByteBuffer.wrap(KafkaOracle.write(kafka, version))));
+
+            assertEquals(30_000, ours.get(CreatePartitionsRequest.TIMEOUT_MS));
+            assertTrue(ours.get(CreatePartitionsRequest.VALIDATE_ONLY));
+            List<Struct> decoded = ours.get(CreatePartitionsRequest.TOPICS);
+            assertEquals("grow", decoded.get(0).get(CreatePartitionsRequest.CreatePartitionsTopic.NAME));
+            assertEquals(4, decoded.get(0).get(CreatePartitionsRequest.CreatePartitionsTopic.COUNT));
+            assertNull(decoded.get(0).get(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS), "v" + version);
+            List<Struct> placed = decoded.get(1).get(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS);
+            assertEquals(List.of(2, 1), placed.get(0).get(CreatePartitionsRequest.CreatePartitionsAssignment.BROKER_IDS));
+            assertArrayEquals(KafkaOracle.write(kafka, version), KafkaOracle.encode(ours, version), "v" + version);
+        }
     }
 
     @Test

@@ -1,13 +1,11 @@
 package dev.cairn.broker.api;
 
-import dev.cairn.broker.cluster.Leadership;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicNames;
-import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.Limits;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
@@ -28,7 +26,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -43,15 +40,10 @@ import java.util.function.LongSupplier;
 public final class CreateTopicsHandler implements RequestHandler {
     /** NumPartitions and ReplicationFactor of -1 ask for the broker defaults (KIP-464). */
     static final int USE_BROKER_DEFAULT = -1;
-    /** Longest wait for the new partitions' leaders whatever the request's timeout says. */
-    public static final long TOPIC_LEADER_WAIT_MS_MAX = 60_000;
-    /** How often a pending answer looks at the partitions' leaders again. */
-    static final long LEADER_POLL_INTERVAL_MS = 10;
 
     private final MetadataService metadata;
-    private final ReplicatedPartitions partitions;
     private final TopicCreator creator;
-    private final ScheduledExecutorService timer;
+    private final PartitionLeaderWait leaderWait;
     private final LongSupplier clockMs;
     private final int defaultPartitions;
     private final int defaultReplicationFactor;
@@ -60,9 +52,8 @@ public final class CreateTopicsHandler implements RequestHandler {
             ScheduledExecutorService timer, LongSupplier clockMs, int defaultPartitions,
             int defaultReplicationFactor) {
         this.metadata = metadata;
-        this.partitions = partitions;
         this.creator = creator;
-        this.timer = timer;
+        this.leaderWait = new PartitionLeaderWait(metadata, partitions, timer, clockMs);
         this.clockMs = clockMs;
         this.defaultPartitions = defaultPartitions;
         this.defaultReplicationFactor = defaultReplicationFactor;
@@ -78,7 +69,8 @@ public final class CreateTopicsHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
-        long waitMs = Math.min(Math.max(0, body.get(CreateTopicsRequest.TIMEOUT_MS)), TOPIC_LEADER_WAIT_MS_MAX);
+        long waitMs = Math.min(Math.max(0, body.get(CreateTopicsRequest.TIMEOUT_MS)),
+                PartitionLeaderWait.LEADER_WAIT_MS_MAX);
         long deadlineMs = clockMs.getAsLong() + waitMs;
         boolean validateOnly = body.get(CreateTopicsRequest.VALIDATE_ONLY);
         List<Struct> topics = body.get(CreateTopicsRequest.TOPICS);
@@ -129,9 +121,10 @@ public final class CreateTopicsHandler implements RequestHandler {
             if (waitMs == 0) {
                 return result(name, ErrorCode.NONE, null);
             }
-            CompletableFuture<Struct> answer = new CompletableFuture<>();
-            awaitLeaders(plan.topic(), waitMs, deadlineMs, answer);
-            return answer;
+            return leaderWait.await(plan.topic(), 0, deadlineMs).thenApply(leaderless -> leaderless.isEmpty()
+                    ? resultStruct(name, ErrorCode.NONE, null)
+                    : resultStruct(name, ErrorCode.REQUEST_TIMED_OUT, "topic " + name + " was created, but "
+                            + "partitions " + leaderless + " had no leader within " + waitMs + " ms"));
         });
     }
 
@@ -225,45 +218,6 @@ public final class CreateTopicsHandler implements RequestHandler {
             }
         }
         return new Plan(creator.planAssigned(name, replicas, configs), ErrorCode.NONE, null);
-    }
-
-    /**
-     * Completes {@code answer} once every partition with a replica here has a leader (a ready one when it is this
-     * broker), or with REQUEST_TIMED_OUT at {@code deadlineMs}. Leadership elsewhere is visible only where a
-     * replica lives, so partitions without a local replica are not waited for.
-     */
-    private void awaitLeaders(TopicInfo topic, long waitMs, long deadlineMs, CompletableFuture<Struct> answer) {
-        List<Integer> leaderless = new ArrayList<>();
-        int localNodeId = metadata.localNodeId();
-        for (int p = 0; p < topic.partitionCount(); p++) {
-            if (!topic.replicas().get(p).contains(localNodeId)) {
-                continue;
-            }
-            Leadership leadership = partitions.leadership(new TopicPartition(topic.name(), p));
-            boolean ready = leadership.leaderId() >= 0 && (leadership.leaderId() != localNodeId || leadership.local());
-            if (!ready) {
-                leaderless.add(p);
-            }
-        }
-        if (leaderless.isEmpty()) {
-            answer.complete(resultStruct(topic.name(), ErrorCode.NONE, null));
-            return;
-        }
-        long remainingMs = deadlineMs - clockMs.getAsLong();
-        if (remainingMs <= 0) {
-            answer.complete(resultStruct(topic.name(), ErrorCode.REQUEST_TIMED_OUT, "topic " + topic.name()
-                    + " was created, but partitions " + leaderless + " had no leader within " + waitMs + " ms"));
-            return;
-        }
-        timer.schedule(() -> {
-            try {
-                awaitLeaders(topic, waitMs, deadlineMs, answer);
-            } catch (RuntimeException e) {
-                // A scheduled task's exception would vanish and leave the request unanswered forever; failing the
-                // answer closes the connection and logs the bug instead.
-                answer.completeExceptionally(e);
-            }
-        }, Math.min(LEADER_POLL_INTERVAL_MS, remainingMs), TimeUnit.MILLISECONDS);
     }
 
     private static CompletableFuture<Struct> result(String name, ErrorCode error, String message) {

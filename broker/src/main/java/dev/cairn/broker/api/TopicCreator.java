@@ -14,8 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Proposes new topics to the metadata group: picks the topic id and a replica assignment over the registered
- * brokers, so the replicated command carries every decision and applying it is deterministic.
+ * Proposes new topics, and new partitions of existing topics, to the metadata group: picks the topic id and a
+ * replica assignment over the registered brokers, so the replicated command carries every decision and applying
+ * it is deterministic.
  */
 public final class TopicCreator {
     private final MetadataService metadata;
@@ -58,5 +59,22 @@ public final class TopicCreator {
             return CompletableFuture.completedFuture(unassignable);
         }
         return metadata.submit(new MetadataCommand.CreateTopic(plan(name, partitions, replicationFactor, configs)));
+    }
+
+    /**
+     * Replicas for the partitions {@code topic} gains when it grows to {@code newPartitionCount}, with the topic's
+     * replication factor: the assignment CreateTopics would have made for a topic of that many partitions, so
+     * leaders go on round-robin from where the existing partitions left off (when the brokers are the same).
+     */
+    public List<List<Integer>> planAddedPartitions(TopicInfo topic, int newPartitionCount) {
+        List<Integer> brokers = new ArrayList<>(metadata.image().brokers().keySet());
+        return ReplicaAssigner.assign(brokers, newPartitionCount, topic.replicationFactor(), topic.name().hashCode())
+                .subList(topic.partitionCount(), newPartitionCount);
+    }
+
+    /** Proposes appending partitions with these replicas to {@code topic} as this broker last saw it. */
+    public CompletableFuture<MetadataResult> addPartitions(TopicInfo topic, List<List<Integer>> addedReplicas) {
+        return metadata.submit(new MetadataCommand.AddPartitions(topic.name(), topic.topicId(),
+                topic.partitionCount(), addedReplicas));
     }
 }

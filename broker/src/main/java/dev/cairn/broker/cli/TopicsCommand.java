@@ -2,6 +2,8 @@ package dev.cairn.broker.cli;
 
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.message.CreatePartitionsRequest;
+import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
@@ -23,10 +25,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code topics list|describe|create|delete}: everyday topic administration over the Kafka protocol. */
-@Command(name = "topics", description = "List, describe, create and delete topics.",
+/** {@code topics list|describe|create|alter|delete}: everyday topic administration over the Kafka protocol. */
+@Command(name = "topics", description = "List, describe, create, alter and delete topics.",
         subcommands = {TopicsCommand.ListTopics.class, TopicsCommand.Describe.class, TopicsCommand.Create.class,
-                TopicsCommand.Delete.class})
+                TopicsCommand.Alter.class, TopicsCommand.Delete.class})
 final class TopicsCommand implements Callable<Integer> {
     /** Attempts of a create or delete while the controller moves, and the pause between them. */
     static final int CONTROLLER_ATTEMPTS_MAX = 5;
@@ -156,6 +158,58 @@ final class TopicsCommand implements Callable<Integer> {
                     } else {
                         String message = result.get(CreateTopicsResponse.CreatableTopicResult.ERROR_MESSAGE);
                         admin.err().println("cairn: cannot create topic " + name + ": " + error
+                                + (message == null ? "" : " (" + message + ")"));
+                        exit = AdminOptions.EXIT_FAILED;
+                    }
+                }
+                return exit;
+            });
+        }
+    }
+
+    /** {@code kafka-topics --alter --partitions}: CreatePartitions; a topic's partition count can only grow. */
+    @Command(name = "alter", description = "Add partitions to a topic (the count can only grow).")
+    static final class Alter implements Callable<Integer> {
+        @Mixin
+        AdminOptions admin;
+
+        @Option(names = "--topic", required = true, paramLabel = "NAME", description = "The topic's name.")
+        String topic;
+
+        @Option(names = "--partitions", required = true, paramLabel = "N",
+                description = "The new total number of partitions; more than the topic has now.")
+        int partitions;
+
+        @Option(names = "--validate-only", description = "Check the change without making it.")
+        boolean validateOnly;
+
+        @Override
+        public Integer call() {
+            return AdminCall.run(admin.err(), () -> {
+                Struct growing = new Struct(CreatePartitionsRequest.CreatePartitionsTopic.SCHEMA)
+                        .set(CreatePartitionsRequest.CreatePartitionsTopic.NAME, topic)
+                        .set(CreatePartitionsRequest.CreatePartitionsTopic.COUNT, partitions)
+                        .set(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS, null);
+                Struct request = new Struct(CreatePartitionsRequest.SCHEMA)
+                        .set(CreatePartitionsRequest.TOPICS, List.of(growing))
+                        .set(CreatePartitionsRequest.TIMEOUT_MS, admin.timeoutMs)
+                        .set(CreatePartitionsRequest.VALIDATE_ONLY, validateOnly);
+                Struct response = sendToController(admin, ApiKey.CREATE_PARTITIONS, request,
+                        r -> errors(r.get(CreatePartitionsResponse.RESULTS),
+                                CreatePartitionsResponse.CreatePartitionsTopicResult.ERROR_CODE));
+                int exit = AdminOptions.EXIT_OK;
+                for (Struct result : response.get(CreatePartitionsResponse.RESULTS)) {
+                    String name = result.get(CreatePartitionsResponse.CreatePartitionsTopicResult.NAME);
+                    ErrorCode error = ErrorCode.forCode(
+                            result.get(CreatePartitionsResponse.CreatePartitionsTopicResult.ERROR_CODE));
+                    if (error == ErrorCode.NONE) {
+                        admin.out().println(validateOnly ? "Topic " + name + " can have " + partitions
+                                + " partitions (validate only: nothing changed)."
+                                : "Topic " + name + " now has " + partitions + " partitions.");
+                    } else {
+                        String message = result.get(
+                                CreatePartitionsResponse.CreatePartitionsTopicResult.ERROR_MESSAGE);
+                        admin.err().println("cairn: cannot alter topic " + name + ": " + error
                                 + (message == null ? "" : " (" + message + ")"));
                         exit = AdminOptions.EXIT_FAILED;
                     }

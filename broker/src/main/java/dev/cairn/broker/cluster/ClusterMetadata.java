@@ -1,5 +1,6 @@
 package dev.cairn.broker.cluster;
 
+import dev.cairn.broker.cluster.MetadataCommand.AddPartitions;
 import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
 import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
 import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
@@ -62,6 +63,19 @@ public final class ClusterMetadata {
             }
             topics.put(c.topic().name(), c.topic());
             result = MetadataResult.OK;
+        } else if (command instanceof AddPartitions a) {
+            TopicInfo topic = topics.get(a.topic());
+            Optional<MetadataResult> rejection = checkAddPartitions(a, topic, brokers.keySet());
+            if (rejection.isPresent()) {
+                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
+                return rejection.get();
+            }
+            if (topic.partitionCount() == a.firstPartition()) {
+                List<List<Integer>> replicas = new java.util.ArrayList<>(topic.replicas());
+                replicas.addAll(a.replicas());
+                topics.put(a.topic(), new TopicInfo(topic.name(), topic.topicId(), replicas, topic.configs()));
+            }
+            result = MetadataResult.OK;
         } else if (command instanceof UpdatePartitionState u) {
             Optional<TopicInfo> topic = current.topicById(u.topicId());
             TopicPartition tp = topic.map(t -> new TopicPartition(t.name(), u.partition())).orElse(null);
@@ -109,6 +123,42 @@ public final class ClusterMetadata {
         if (cause != null) {
             onChange.accept(new MetadataChange(previous, next, cause));
         }
+    }
+
+    /**
+     * Why {@code add} cannot apply to {@code topic} (null when it does not exist), or empty when it can, including
+     * when it was applied already: the topic then ends with exactly the partitions {@code add} carries.
+     */
+    private static Optional<MetadataResult> checkAddPartitions(AddPartitions add, TopicInfo topic,
+            java.util.Set<Integer> registeredBrokers) {
+        if (topic == null || !topic.topicId().equals(add.topicId())) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                    "topic " + add.topic() + " with id " + add.topicId() + " does not exist"));
+        }
+        int newCount = add.firstPartition() + add.replicas().size();
+        if (topic.partitionCount() == newCount && add.firstPartition() >= 0 && !add.replicas().isEmpty()
+                && topic.replicas().subList(add.firstPartition(), newCount).equals(add.replicas())) {
+            return Optional.empty();
+        }
+        if (topic.partitionCount() != add.firstPartition()) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_PARTITIONS, "topic " + add.topic()
+                    + " has " + topic.partitionCount() + " partition(s), not the " + add.firstPartition()
+                    + " the change was based on (it changed concurrently); try again"));
+        }
+        if (add.replicas().isEmpty() || newCount > Limits.PARTITIONS_PER_TOPIC_MAX) {
+            return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_PARTITIONS, "partition count "
+                    + newCount + " outside [" + (topic.partitionCount() + 1) + ", "
+                    + Limits.PARTITIONS_PER_TOPIC_MAX + "]"));
+        }
+        for (List<Integer> replicas : add.replicas()) {
+            if (replicas.size() != topic.replicationFactor()
+                    || replicas.stream().distinct().count() != replicas.size()
+                    || !registeredBrokers.containsAll(replicas)) {
+                return Optional.of(new MetadataResult.Rejected(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "replicas "
+                        + replicas + " are not " + topic.replicationFactor() + " distinct registered brokers"));
+            }
+        }
+        return Optional.empty();
     }
 
     private static Optional<MetadataResult> checkCreate(TopicInfo topic, MetadataImage current) {

@@ -1,5 +1,6 @@
 package dev.cairn.broker.cluster;
 
+import dev.cairn.broker.cluster.MetadataCommand.AddPartitions;
 import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
 import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
 import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
@@ -30,6 +31,8 @@ public final class MetadataCodec {
     private static final byte ALLOCATE_PRODUCER_IDS = 4;
     private static final byte UPDATE_PARTITION_STATE = 5;
     private static final byte UPDATE_DEAD_BROKERS = 6;
+    /** Added after format version 1 was in use: a new command type, so existing logs and snapshots still read. */
+    private static final byte ADD_PARTITIONS = 7;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -50,6 +53,13 @@ public final class MetadataCodec {
             } else if (command instanceof DeleteTopic d) {
                 out.writeByte(DELETE_TOPIC);
                 out.writeUTF(d.name());
+            } else if (command instanceof AddPartitions a) {
+                out.writeByte(ADD_PARTITIONS);
+                out.writeUTF(a.topic());
+                out.writeLong(a.topicId().getMostSignificantBits());
+                out.writeLong(a.topicId().getLeastSignificantBits());
+                out.writeInt(a.firstPartition());
+                writeReplicas(out, a.replicas());
             } else if (command instanceof AllocateProducerIds a) {
                 out.writeByte(ALLOCATE_PRODUCER_IDS);
                 out.writeInt(a.nodeId());
@@ -76,6 +86,8 @@ public final class MetadataCodec {
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
+                case ADD_PARTITIONS -> new AddPartitions(in.readUTF(), new UUID(in.readLong(), in.readLong()),
+                        in.readInt(), readReplicas(in));
                 case UPDATE_DEAD_BROKERS -> new MetadataCommand.UpdateDeadBrokers(readIntSet(in));
                 case UPDATE_PARTITION_STATE -> new MetadataCommand.UpdatePartitionState(
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
@@ -221,13 +233,7 @@ public final class MetadataCodec {
         out.writeUTF(topic.name());
         out.writeLong(topic.topicId().getMostSignificantBits());
         out.writeLong(topic.topicId().getLeastSignificantBits());
-        out.writeInt(topic.partitionCount());
-        for (List<Integer> replicas : topic.replicas()) {
-            out.writeInt(replicas.size());
-            for (int replica : replicas) {
-                out.writeInt(replica);
-            }
-        }
+        writeReplicas(out, topic.replicas());
         out.writeInt(topic.configs().size());
         for (Map.Entry<String, String> e : new TreeMap<>(topic.configs()).entrySet()) {
             out.writeUTF(e.getKey());
@@ -238,6 +244,27 @@ public final class MetadataCodec {
     private static TopicInfo readTopic(DataInputStream in) throws IOException {
         String name = in.readUTF();
         UUID topicId = new UUID(in.readLong(), in.readLong());
+        List<List<Integer>> replicas = readReplicas(in);
+        int configCount = readCount(in);
+        Map<String, String> configs = new TreeMap<>();
+        for (int i = 0; i < configCount; i++) {
+            configs.put(in.readUTF(), in.readUTF());
+        }
+        return new TopicInfo(name, topicId, replicas, configs);
+    }
+
+    /** Per partition in order: its replica count, then the replicas' node ids (a topic's layout since version 1). */
+    private static void writeReplicas(DataOutputStream out, List<List<Integer>> replicas) throws IOException {
+        out.writeInt(replicas.size());
+        for (List<Integer> partition : replicas) {
+            out.writeInt(partition.size());
+            for (int replica : partition) {
+                out.writeInt(replica);
+            }
+        }
+    }
+
+    private static List<List<Integer>> readReplicas(DataInputStream in) throws IOException {
         int partitions = readCount(in);
         List<List<Integer>> replicas = new ArrayList<>(partitions);
         for (int p = 0; p < partitions; p++) {
@@ -248,12 +275,7 @@ public final class MetadataCodec {
             }
             replicas.add(set);
         }
-        int configCount = readCount(in);
-        Map<String, String> configs = new TreeMap<>();
-        for (int i = 0; i < configCount; i++) {
-            configs.put(in.readUTF(), in.readUTF());
-        }
-        return new TopicInfo(name, topicId, replicas, configs);
+        return replicas;
     }
 
     private static int readCount(DataInputStream in) throws IOException {

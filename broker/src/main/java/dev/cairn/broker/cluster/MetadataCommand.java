@@ -15,6 +15,19 @@ public sealed interface MetadataCommand {
     }
 
     /**
+     * Appends partitions {@code firstPartition..firstPartition + replicas.size() - 1} to a topic (CreatePartitions);
+     * the proposer chose their replicas before replication. It applies only while {@code topicId} still names the
+     * topic and the topic has exactly {@code firstPartition} partitions, so a proposal based on a stale image is
+     * rejected rather than appended twice; applying it again once applied is a no-op.
+     */
+    record AddPartitions(String topic, java.util.UUID topicId, int firstPartition,
+            java.util.List<java.util.List<Integer>> replicas) implements MetadataCommand {
+        public AddPartitions {
+            replicas = replicas.stream().map(java.util.List::copyOf).toList();
+        }
+    }
+
+    /**
      * A partition leader announces itself and its in-sync replicas. Applied only while the topic id still
      * names the topic, and only when the epoch is not older than the one already known.
      */

@@ -111,6 +111,36 @@ class AdminCommandsIT {
     }
 
     @Test
+    void alterAddsPartitionsAndRefusesADecrease() {
+        assertEquals(0, admin("topics", "create", "--topic", "growing", "--partitions", "2").exit());
+
+        Run checked = admin("topics", "alter", "--topic", "growing", "--partitions", "4", "--validate-only");
+        assertEquals(0, checked.exit(), checked.err());
+        assertEquals("Topic growing can have 4 partitions (validate only: nothing changed).\n", checked.out());
+        assertTrue(admin("topics", "describe", "--topic", "growing").out().contains("PartitionCount: 2\t"));
+
+        Run grown = admin("topics", "alter", "--topic", "growing", "--partitions", "4");
+        assertEquals(0, grown.exit(), grown.err());
+        assertEquals("Topic growing now has 4 partitions.\n", grown.out());
+        Run described = admin("topics", "describe", "--topic", "growing");
+        assertTrue(described.out().startsWith("Topic: growing\tPartitionCount: 4\tReplicationFactor: 1\n"),
+                described.out());
+        assertTrue(described.out().contains("\tTopic: growing\tPartition: 3\tLeader: 1\tReplicas: 1\tIsr: 1"),
+                described.out());
+
+        Run shrink = admin("topics", "alter", "--topic", "growing", "--partitions", "3");
+        assertEquals(1, shrink.exit());
+        assertEquals("cairn: cannot alter topic growing: INVALID_PARTITIONS (The topic growing currently has 4 "
+                + "partition(s); 3 would not be an increase.)\n", shrink.err());
+        Run missing = admin("topics", "alter", "--topic", "no-such-topic", "--partitions", "3");
+        assertEquals(1, missing.exit());
+        assertTrue(missing.err().contains("UNKNOWN_TOPIC_OR_PARTITION"), missing.err());
+        Run noCount = cli("topics", "alter", "--topic", "growing");
+        assertEquals(2, noCount.exit());
+        assertTrue(noCount.err().contains("--partitions"), noCount.err());
+    }
+
+    @Test
     void listAndDescribeGroups() throws Exception {
         assertEquals(0, admin("topics", "create", "--topic", "grouped").exit());
         Properties props = new Properties();

@@ -4,14 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cairn.broker.cluster.MetadataCommand.AddPartitions;
 import dev.cairn.broker.cluster.MetadataCommand.AllocateProducerIds;
 import dev.cairn.broker.cluster.MetadataCommand.CreateTopic;
 import dev.cairn.broker.cluster.MetadataCommand.DeleteTopic;
 import dev.cairn.broker.cluster.MetadataCommand.RegisterBroker;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -84,6 +87,106 @@ class ClusterMetadataTest {
         assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, rejected(apply(new DeleteTopic("missing"))));
         assertEquals(MetadataResult.OK, apply(new DeleteTopic("a.b")));
         assertTrue(metadata.image().topics().isEmpty());
+    }
+
+    private void registerBrokers(int count) {
+        for (int id = 1; id <= count; id++) {
+            apply(new RegisterBroker(new BrokerInfo(id, "127.0.0." + id, 9092, "127.0.0." + id + ":9093")));
+        }
+    }
+
+    @Test
+    void addPartitionsAppendsReplicasKeepsTheTopicAndSurvivesSnapshots() {
+        registerBrokers(3);
+        TopicInfo orders = topic("orders", 2);
+        apply(new CreateTopic(orders));
+        List<List<Integer>> added = List.of(List.of(3, 1, 2), List.of(1, 2, 3));
+        AddPartitions add = new AddPartitions("orders", orders.topicId(), 2, added);
+
+        assertEquals(MetadataResult.OK, apply(add));
+
+        TopicInfo grown = metadata.image().topic("orders").orElseThrow();
+        assertEquals(4, grown.partitionCount());
+        assertEquals(orders.replicas(), grown.replicas().subList(0, 2), "existing partitions are untouched");
+        assertEquals(added, grown.replicas().subList(2, 4));
+        assertEquals(orders.topicId(), grown.topicId());
+        assertEquals(orders.configs(), grown.configs());
+        assertEquals(add, published.get(published.size() - 1).cause(), "listeners hear of the added partitions");
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.UpdatePartitionState(orders.topicId(), 3,
+                new PartitionState(1, 1, List.of(1, 2, 3)))), "a new partition's leader is accepted");
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image(), restored);
+    }
+
+    @Test
+    void addPartitionsAppliedTwiceAddsThemOnce() {
+        registerBrokers(3);
+        TopicInfo orders = topic("orders", 1);
+        apply(new CreateTopic(orders));
+        AddPartitions add = new AddPartitions("orders", orders.topicId(), 1, List.of(List.of(2, 3, 1)));
+        assertEquals(MetadataResult.OK, apply(add));
+        TopicInfo once = metadata.image().topic("orders").orElseThrow();
+
+        assertEquals(MetadataResult.OK, apply(add), "a retried proposal that was applied already succeeds");
+
+        assertEquals(once, metadata.image().topic("orders").orElseThrow());
+        assertEquals(ErrorCode.INVALID_PARTITIONS, rejected(apply(new AddPartitions("orders", orders.topicId(), 1,
+                List.of(List.of(1, 2, 3))))), "a different proposal from the same stale image is refused");
+    }
+
+    @Test
+    void addPartitionsRejectsUnknownTopicsStaleCountsBadReplicasAndTheLimit() {
+        registerBrokers(3);
+        TopicInfo orders = topic("orders", 2);
+        apply(new CreateTopic(orders));
+        UUID id = orders.topicId();
+        assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, rejected(apply(new AddPartitions("missing", id, 2,
+                List.of(List.of(1, 2, 3))))));
+        assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, rejected(apply(new AddPartitions("orders",
+                UUID.nameUUIDFromBytes(new byte[] {9}), 2, List.of(List.of(1, 2, 3))))), "a re-created topic");
+        assertEquals(ErrorCode.INVALID_PARTITIONS, rejected(apply(new AddPartitions("orders", id, 1,
+                List.of(List.of(1, 2, 3))))), "based on a stale partition count");
+        assertEquals(ErrorCode.INVALID_PARTITIONS, rejected(apply(new AddPartitions("orders", id, 2, List.of()))));
+        List<List<Integer>> tooMany = new ArrayList<>();
+        for (int p = 2; p <= Limits.PARTITIONS_PER_TOPIC_MAX; p++) {
+            tooMany.add(List.of(1, 2, 3));
+        }
+        assertEquals(ErrorCode.INVALID_PARTITIONS, rejected(apply(new AddPartitions("orders", id, 2, tooMany))));
+        assertEquals(ErrorCode.INVALID_REPLICA_ASSIGNMENT, rejected(apply(new AddPartitions("orders", id, 2,
+                List.of(List.of(1, 2))))), "fewer replicas than the topic's replication factor");
+        assertEquals(ErrorCode.INVALID_REPLICA_ASSIGNMENT, rejected(apply(new AddPartitions("orders", id, 2,
+                List.of(List.of(1, 2, 2))))));
+        assertEquals(ErrorCode.INVALID_REPLICA_ASSIGNMENT, rejected(apply(new AddPartitions("orders", id, 2,
+                List.of(List.of(1, 2, 4))))), "broker 4 is not registered");
+        assertEquals(orders, metadata.image().topic("orders").orElseThrow(), "nothing rejected changed the topic");
+    }
+
+    /**
+     * Metadata written before AddPartitions existed (format version 1, by commit 881bc99): a CreateTopic entry and
+     * a snapshot still decode to what was written, so existing Raft logs and snapshots stay readable.
+     */
+    @Test
+    void entriesAndSnapshotsWrittenBeforeAddPartitionsStillDecode() {
+        TopicInfo orders = new TopicInfo("orders", new UUID(1, 2), List.of(List.of(1, 2), List.of(2, 1)),
+                Map.of("retention.ms", "1"));
+        String command = "010200066f7264657273000000000000000100000000000000020000000200000002000000010000000200000002"
+                + "000000020000000100000001000c726574656e74696f6e2e6d73000131";
+        assertEquals(new CreateTopic(orders), MetadataCodec.decodeCommand(ByteBuffer.wrap(hex(command))));
+        assertEquals(command, HexFormat.of().formatHex(MetadataCodec.encode(new CreateTopic(orders))));
+        String snapshot = "01000000000000000300000000000000000000000200000001000168000023840006683a39303933000000020002"
+                + "683200002384000768323a393039330000000100066f72646572730000000000000001000000000000000200000002"
+                + "00000002000000010000000200000002000000020000000100000001000c726574656e74696f6e2e6d7300013100000000"
+                + "00000000";
+        MetadataImage image = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(hex(snapshot)));
+        assertEquals(3, image.appliedRaftIndex());
+        assertEquals(List.of(1, 2), List.copyOf(image.brokers().keySet()));
+        assertEquals(orders, image.topic("orders").orElseThrow());
+        assertEquals(snapshot, HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
+    }
+
+    private static byte[] hex(String text) {
+        return HexFormat.of().parseHex(text);
     }
 
     private static ErrorCode rejected(MetadataResult result) {
