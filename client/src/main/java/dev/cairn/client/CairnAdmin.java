@@ -148,7 +148,7 @@ public final class CairnAdmin implements AutoCloseable {
         return described == null || described.error() != ErrorCode.NONE ? -1 : described.partitions().size();
     }
 
-    /** Deletes topics on the controller. */
+    /** Deletes topics on the controller; an unknown topic fails with UNKNOWN_TOPIC_OR_PARTITION (final). */
     public void deleteTopics(Collection<String> topics) {
         Struct request = new Struct(DeleteTopicsRequest.SCHEMA)
                 .set(DeleteTopicsRequest.TOPIC_NAMES, List.copyOf(topics))
@@ -268,10 +268,16 @@ public final class CairnAdmin implements AutoCloseable {
                 apiKey.apiName());
     }
 
+    /**
+     * A topic's result in the controller's answer to CreateTopics or DeleteTopics. Only NOT_CONTROLLER (the
+     * controller moved) is retried; any other error is the controller's decision about the topic and final for
+     * this call, as in kafka-clients' Admin. Retrying UNKNOWN_TOPIC_OR_PARTITION on a delete, for instance, only
+     * waited out default.api.timeout.ms.
+     */
     private static void checkTopicError(String api, String topic, short code) {
         ErrorCode error = ErrorCode.forCode(code);
         if (error != ErrorCode.NONE) {
-            throw new CairnApiException(error, api + " for topic " + topic);
+            throw new CairnApiException(error, api + " for topic " + topic, error == ErrorCode.NOT_CONTROLLER);
         }
     }
 
