@@ -15,10 +15,8 @@ import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreatePartitionsResponse.CreatePartitionsTopicResult;
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,29 +65,10 @@ public final class CreatePartitionsHandler implements RequestHandler {
         long deadlineMs = clockMs.getAsLong() + waitMs;
         boolean validateOnly = body.get(CreatePartitionsRequest.VALIDATE_ONLY);
         List<Struct> topics = body.get(CreatePartitionsRequest.TOPICS);
-        Map<String, Integer> timesNamed = new HashMap<>();
-        for (Struct topic : topics) {
-            timesNamed.merge(topic.get(CreatePartitionsTopic.NAME), 1, Integer::sum);
-        }
-        int controllerId = metadata.controllerId();
-        boolean isController = controllerId == metadata.localNodeId();
-        List<CompletableFuture<Struct>> results = new ArrayList<>();
-        Set<String> answered = new HashSet<>();
-        for (Struct topic : topics) {
-            String name = topic.get(CreatePartitionsTopic.NAME);
-            if (!answered.add(name)) {
-                // Kafka answers a name given twice once, with INVALID_REQUEST.
-                continue;
-            }
-            if (!isController) {
-                results.add(result(name, ErrorCode.NOT_CONTROLLER, "this broker is not the controller; the "
-                        + "controller is " + (controllerId < 0 ? "not elected yet" : "node " + controllerId)));
-            } else if (timesNamed.get(name) > 1) {
-                results.add(result(name, ErrorCode.INVALID_REQUEST, "Duplicate topic name: " + name));
-            } else {
-                results.add(grow(topic, validateOnly, waitMs, deadlineMs));
-            }
-        }
+        List<CompletableFuture<Struct>> results = ControllerTopicRequests.answerEach(metadata, topics,
+                topic -> topic.get(CreatePartitionsTopic.NAME), name -> "Duplicate topic name: " + name,
+                (name, error, message) -> result(name, error, message),
+                topic -> grow(topic, validateOnly, waitMs, deadlineMs));
         return ProduceHandler.allOf(results).thenApply(list -> new Struct(CreatePartitionsResponse.SCHEMA)
                 .set(CreatePartitionsResponse.THROTTLE_TIME_MS, 0)
                 .set(CreatePartitionsResponse.RESULTS, list));

@@ -17,12 +17,10 @@ import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.CreateTopicsResponse.CreatableTopicResult;
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -74,29 +72,10 @@ public final class CreateTopicsHandler implements RequestHandler {
         long deadlineMs = clockMs.getAsLong() + waitMs;
         boolean validateOnly = body.get(CreateTopicsRequest.VALIDATE_ONLY);
         List<Struct> topics = body.get(CreateTopicsRequest.TOPICS);
-        Map<String, Integer> timesNamed = new HashMap<>();
-        for (Struct topic : topics) {
-            timesNamed.merge(topic.get(CreatableTopic.NAME), 1, Integer::sum);
-        }
-        int controllerId = metadata.controllerId();
-        boolean isController = controllerId == metadata.localNodeId();
-        List<CompletableFuture<Struct>> results = new ArrayList<>();
-        Set<String> answered = new HashSet<>();
-        for (Struct topic : topics) {
-            String name = topic.get(CreatableTopic.NAME);
-            if (!answered.add(name)) {
-                // Kafka answers a name given twice once, with INVALID_REQUEST.
-                continue;
-            }
-            if (!isController) {
-                results.add(result(name, ErrorCode.NOT_CONTROLLER, "this broker is not the controller; the "
-                        + "controller is " + (controllerId < 0 ? "not elected yet" : "node " + controllerId)));
-            } else if (timesNamed.get(name) > 1) {
-                results.add(result(name, ErrorCode.INVALID_REQUEST, "topic " + name + " is named more than once"));
-            } else {
-                results.add(create(topic, validateOnly, waitMs, deadlineMs));
-            }
-        }
+        List<CompletableFuture<Struct>> results = ControllerTopicRequests.answerEach(metadata, topics,
+                topic -> topic.get(CreatableTopic.NAME), name -> "topic " + name + " is named more than once",
+                (name, error, message) -> result(name, error, message),
+                topic -> create(topic, validateOnly, waitMs, deadlineMs));
         return ProduceHandler.allOf(results).thenApply(list -> new Struct(CreateTopicsResponse.SCHEMA)
                 .set(CreateTopicsResponse.THROTTLE_TIME_MS, 0)
                 .set(CreateTopicsResponse.TOPICS, list));
