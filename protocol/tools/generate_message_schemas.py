@@ -23,7 +23,7 @@ DECLARED_VERSIONS = {
     "OffsetCommit": (2, 7), "OffsetFetch": (1, 7), "FindCoordinator": (0, 2), "JoinGroup": (0, 5),
     "SyncGroup": (0, 3), "Heartbeat": (0, 3), "LeaveGroup": (0, 1), "InitProducerId": (0, 4),
     "CreateTopics": (2, 4), "DeleteTopics": (1, 1), "DescribeCluster": (0, 0), "ListGroups": (0, 2),
-    "DescribeGroups": (0, 3), "CreatePartitions": (0, 3),
+    "DescribeGroups": (0, 3), "CreatePartitions": (0, 3), "DescribeConfigs": (1, 4),
 }
 
 PRIMITIVES = {

@@ -10,6 +10,8 @@ import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
 import dev.cairn.protocol.message.DescribeClusterRequest;
 import dev.cairn.protocol.message.DescribeClusterResponse;
+import dev.cairn.protocol.message.DescribeConfigsRequest;
+import dev.cairn.protocol.message.DescribeConfigsResponse;
 import dev.cairn.protocol.message.DescribeGroupsRequest;
 import dev.cairn.protocol.message.DescribeGroupsResponse;
 import dev.cairn.protocol.message.FetchRequest;
@@ -74,6 +76,7 @@ public enum ApiKey {
     CREATE_TOPICS(19, CreateTopicsRequest.SCHEMA, CreateTopicsResponse.SCHEMA, 2, 2, 4),
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
+    DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     DESCRIBE_CLUSTER(60, DescribeClusterRequest.SCHEMA, DescribeClusterResponse.SCHEMA, 0, 0, 0);
 

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.protocol.message.ApiVersionsResponse;
 import dev.cairn.protocol.message.CreatePartitionsRequest;
+import dev.cairn.protocol.message.DescribeConfigsRequest;
+import dev.cairn.protocol.message.DescribeConfigsRequest.DescribeConfigsResource;
 import dev.cairn.protocol.message.FetchResponse;
 import dev.cairn.protocol.message.MetadataRequest;
 import dev.cairn.protocol.message.ProduceRequest;
@@ -28,6 +30,7 @@ import java.util.List;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -150,6 +153,37 @@ class ProtocolCodecTest {
             assertNull(decoded.get(0).get(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS), "v" + version);
             List<Struct> placed = decoded.get(1).get(CreatePartitionsRequest.CreatePartitionsTopic.ASSIGNMENTS);
             assertEquals(List.of(2, 1), placed.get(0).get(CreatePartitionsRequest.CreatePartitionsAssignment.BROKER_IDS));
+            assertArrayEquals(KafkaOracle.write(kafka, version), KafkaOracle.encode(ours, version), "v" + version);
+        }
+    }
+
+    /**
+     * DescribeConfigs as kafka-clients' Admin.describeConfigs sends it (KIP-133, KIP-226 synonyms, KIP-569
+     * documentation): a resource with null configuration keys (all) and one with a key list. Every version
+     * decodes with ours to those values; documentation is asked for only from v3, where the field exists.
+     */
+    @Test
+    void describeConfigsRequestFromKafkaClientsDecodesWithNullAndListedKeys() {
+        for (short version = ApiKey.DESCRIBE_CONFIGS.minVersion(); version <= ApiKey.DESCRIBE_CONFIGS.maxVersion();
+                version++) {
+            DescribeConfigsRequestData kafka = new DescribeConfigsRequestData().setResources(List.of(
+                    new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
+                            .setResourceName("orders").setConfigurationKeys(null),
+                    new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 4)
+                            .setResourceName("1").setConfigurationKeys(List.of("log.retention.ms"))))
+                    .setIncludeSynonyms(true).setIncludeDocumentation(version >= 3);
+
+            Struct ours = SchemaCodec.read(DescribeConfigsRequest.SCHEMA, version,
+                    new ByteBufferReadable(ByteBuffer.wrap(KafkaOracle.write(kafka, version))));
+
+            assertTrue(ours.get(DescribeConfigsRequest.INCLUDE_SYNONYMS), "v" + version);
+            assertEquals(version >= 3, ours.get(DescribeConfigsRequest.INCLUDE_DOCUMENTATION), "v" + version);
+            List<Struct> resources = ours.get(DescribeConfigsRequest.RESOURCES);
+            assertEquals((byte) 2, resources.get(0).get(DescribeConfigsResource.RESOURCE_TYPE));
+            assertEquals("orders", resources.get(0).get(DescribeConfigsResource.RESOURCE_NAME));
+            assertNull(resources.get(0).get(DescribeConfigsResource.CONFIGURATION_KEYS), "v" + version);
+            assertEquals((byte) 4, resources.get(1).get(DescribeConfigsResource.RESOURCE_TYPE));
+            assertEquals(List.of("log.retention.ms"), resources.get(1).get(DescribeConfigsResource.CONFIGURATION_KEYS));
             assertArrayEquals(KafkaOracle.write(kafka, version), KafkaOracle.encode(ours, version), "v" + version);
         }
     }
