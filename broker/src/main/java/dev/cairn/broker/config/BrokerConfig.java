@@ -15,7 +15,8 @@ import java.util.Map;
  * The broker's tunables. With no keys set this is a complete single-node cluster: Kafka listener
  * 127.0.0.1:9092, Raft listener 127.0.0.1:9093, data in {@code ./cairn-data}, topics auto-created with
  * replication factor 1. Keys use Kafka's names where the meaning is the same. {@link #validate()} rejects an
- * inconsistent configuration at start with a message naming the values.
+ * inconsistent configuration at start with a message naming the values. {@code explicitText} keeps the keys that
+ * were set, with their text as given, so that DescribeConfigs can tell a set value from a default.
  */
 public record BrokerConfig(
         int nodeId,
@@ -48,7 +49,8 @@ public record BrokerConfig(
         int groupMaxSessionTimeoutMs,
         int groupInitialRebalanceDelayMs,
         int groupMaxSize,
-        int metricsPort) {
+        int metricsPort,
+        Map<String, String> explicitText) {
 
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
             "This broker's id; unique in the cluster and present in raft.voters.");
@@ -136,6 +138,21 @@ public record BrokerConfig(
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
+        explicitText = Map.copyOf(explicitText);
+    }
+
+    /**
+     * Whether {@code key} was set (in the properties file or with {@code --set}) rather than left at its default;
+     * DescribeConfigs reports the first as a static broker config and the second as a default, as Kafka does.
+     */
+    public boolean isExplicit(ConfigKey<?> key) {
+        return explicitText.containsKey(key.name());
+    }
+
+    /** The text {@code key} was set to (trimmed), or its default text when it was not set. */
+    public String text(ConfigKey<?> key) {
+        String given = explicitText.get(key.name());
+        return given == null ? key.defaultText() : given.trim();
     }
 
     /** The embedded single-node defaults. */
@@ -198,7 +215,8 @@ public record BrokerConfig(
                 GROUP_MAX_SESSION_TIMEOUT_MS.parse(text.get(GROUP_MAX_SESSION_TIMEOUT_MS.name())),
                 GROUP_INITIAL_REBALANCE_DELAY_MS.parse(text.get(GROUP_INITIAL_REBALANCE_DELAY_MS.name())),
                 GROUP_MAX_SIZE.parse(text.get(GROUP_MAX_SIZE.name())),
-                METRICS_PORT.parse(text.get(METRICS_PORT.name())));
+                METRICS_PORT.parse(text.get(METRICS_PORT.name())),
+                values);
         config.validate();
         return config;
     }

@@ -4,10 +4,16 @@ import java.util.function.Function;
 
 /**
  * One broker configuration key: its name (Kafka's where the meaning is the same), its default as text, a
- * one-line meaning for the README and sample configs, and a parser that turns text into a value or throws
- * {@link ConfigException} naming the key and the bad value.
+ * one-line meaning for the README and sample configs, the kind of value it holds (what DescribeConfigs reports as
+ * its type), and a parser that turns text into a value or throws {@link ConfigException} naming the key and the
+ * bad value.
  */
-public record ConfigKey<T>(String name, String defaultText, String doc, Function<String, T> parser) {
+public record ConfigKey<T>(String name, String defaultText, String doc, Kind kind, Function<String, T> parser) {
+
+    /** The kind of value a key holds. */
+    public enum Kind {
+        BOOLEAN, STRING, INT, LONG
+    }
 
     public T parse(String text) {
         try {
@@ -20,7 +26,7 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Function
     }
 
     static ConfigKey<Integer> intKey(String name, int defaultValue, int min, int max, String doc) {
-        return new ConfigKey<>(name, Integer.toString(defaultValue), doc, text -> {
+        return new ConfigKey<>(name, Integer.toString(defaultValue), doc, Kind.INT, text -> {
             int value = Integer.parseInt(text);
             if (value < min || value > max) {
                 throw new ConfigException(text + " is outside [" + min + ", " + max + "]");
@@ -30,7 +36,7 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Function
     }
 
     static ConfigKey<Long> longKey(String name, long defaultValue, long min, long max, String doc) {
-        return new ConfigKey<>(name, Long.toString(defaultValue), doc, text -> {
+        return new ConfigKey<>(name, Long.toString(defaultValue), doc, Kind.LONG, text -> {
             long value = Long.parseLong(text);
             if (value < min || value > max) {
                 throw new ConfigException(text + " is outside [" + min + ", " + max + "]");
@@ -40,7 +46,7 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Function
     }
 
     static ConfigKey<Boolean> boolKey(String name, boolean defaultValue, String doc) {
-        return new ConfigKey<>(name, Boolean.toString(defaultValue), doc, text -> {
+        return new ConfigKey<>(name, Boolean.toString(defaultValue), doc, Kind.BOOLEAN, text -> {
             if (!text.equals("true") && !text.equals("false")) {
                 throw new ConfigException(text + " is neither true nor false");
             }
@@ -49,6 +55,6 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Function
     }
 
     static ConfigKey<String> stringKey(String name, String defaultValue, String doc) {
-        return new ConfigKey<>(name, defaultValue, doc, text -> text);
+        return new ConfigKey<>(name, defaultValue, doc, Kind.STRING, text -> text);
     }
 }

@@ -23,6 +23,16 @@ class BrokerConfigTest {
         assertTrue(config.autoCreateTopicsEnable());
     }
 
+    /** DescribeConfigs tells a set key (STATIC_BROKER_CONFIG) from a default one by this. */
+    @Test
+    void setKeysAreExplicitWithTheirTextAndOthersGiveTheirDefault() {
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.segment.bytes", " 2097152 "));
+        assertTrue(config.isExplicit(BrokerConfig.LOG_SEGMENT_BYTES));
+        assertEquals("2097152", config.text(BrokerConfig.LOG_SEGMENT_BYTES));
+        assertEquals(false, config.isExplicit(BrokerConfig.LOG_RETENTION_MS));
+        assertEquals("604800000", config.text(BrokerConfig.LOG_RETENTION_MS));
+    }
+
     @Test
     void kafkaListenerSyntaxAndVotersParse() {
         BrokerConfig config = BrokerConfig.fromMap(Map.of(
@@ -58,7 +68,7 @@ class BrokerConfigTest {
     }
 
     @Test
-    void sampleConfigDocumentsEveryKeyAndStartsTheDefaults() throws java.io.IOException {
+    void sampleConfigDocumentsEveryKeyAndStartsTheDefaults() throws Exception {
         String sample = java.nio.file.Files.readString(Path.of("..", "config", "broker.properties"));
         for (ConfigKey<?> key : BrokerConfig.KEYS) {
             assertTrue(sample.contains("#" + key.name() + "="), "config/broker.properties documents " + key.name());
@@ -74,7 +84,17 @@ class BrokerConfigTest {
             }
         }
         assertEquals(BrokerConfig.KEYS.size(), uncommented.size());
-        assertEquals(BrokerConfig.defaults(), BrokerConfig.fromMap(uncommented));
+        BrokerConfig parsed = BrokerConfig.fromMap(uncommented);
+        BrokerConfig defaults = BrokerConfig.defaults();
+        // Every value equals the default; only the record of which keys were set differs (all of them here).
+        for (java.lang.reflect.RecordComponent component : BrokerConfig.class.getRecordComponents()) {
+            if (!component.getName().equals("explicitText")) {
+                assertEquals(component.getAccessor().invoke(defaults), component.getAccessor().invoke(parsed),
+                        component.getName());
+            }
+        }
+        assertEquals(uncommented.keySet(), parsed.explicitText().keySet());
+        assertEquals(java.util.Map.of(), defaults.explicitText());
     }
 
     @Test
