@@ -6,6 +6,7 @@ import dev.cairn.broker.api.CreatePartitionsHandler;
 import dev.cairn.broker.api.CreateTopicsHandler;
 import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
+import dev.cairn.broker.api.DescribeConfigsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
@@ -268,6 +269,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
         handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis));
+        handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(cluster, config));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);

@@ -1,5 +1,7 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.config.ConfigKey;
 import dev.cairn.broker.config.Limits;
 import java.util.List;
 import java.util.Optional;
@@ -24,11 +26,46 @@ final class TopicConfigs {
     /** Every accepted name, for error messages. */
     static final List<String> NAMES = List.of(CLEANUP_POLICY, MAX_MESSAGE_BYTES, MESSAGE_TIMESTAMP_TYPE,
             RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
+    /**
+     * What DescribeConfigs reports for each accepted name, in {@link #NAMES} order: the type Kafka gives the
+     * config, and the broker setting a topic without its own value inherits. Cairn has no broker keys for the cleanup
+     * policy and the timestamp type, so those inherit a fixed default under Kafka's broker name.
+     */
+    static final List<Description> DESCRIPTIONS = List.of(
+            Description.fixed(CLEANUP_POLICY, ConfigType.LIST, "log.cleanup.policy", CLEANUP_POLICY_DELETE,
+                    "How old log segments are discarded; Cairn deletes them (no compaction)."),
+            Description.inherited(MAX_MESSAGE_BYTES, ConfigType.INT, BrokerConfig.MESSAGE_MAX_BYTES,
+                    "Largest record batch a producer may append to this topic."),
+            Description.fixed(MESSAGE_TIMESTAMP_TYPE, ConfigType.STRING, "log.message.timestamp.type",
+                    TIMESTAMP_TYPE_CREATE_TIME, "Records keep the timestamp the producer gave them."),
+            Description.inherited(RETENTION_BYTES, ConfigType.LONG, BrokerConfig.LOG_RETENTION_BYTES,
+                    "Delete the oldest segments while a partition is larger than this; -1 is unlimited."),
+            Description.inherited(RETENTION_MS, ConfigType.LONG, BrokerConfig.LOG_RETENTION_MS,
+                    "Delete segments whose newest record is older than this; -1 keeps them forever."),
+            Description.inherited(SEGMENT_BYTES, ConfigType.INT, BrokerConfig.LOG_SEGMENT_BYTES,
+                    "Roll a partition's segment when it reaches this size."),
+            Description.inherited(SEGMENT_MS, ConfigType.LONG, BrokerConfig.LOG_SEGMENT_MS,
+                    "Roll a partition's segment when its first record is this old."));
     /** -1 means "no limit" for the retention configs, as in Kafka. */
     private static final long UNLIMITED = -1;
     private static final long SEGMENT_MS_MIN = 1;
 
     private TopicConfigs() {
+    }
+
+    /**
+     * A topic config as DescribeConfigs describes it. A topic without its own value inherits {@code brokerKey}'s
+     * value, or, when {@code brokerKey} is null, {@code fixedDefault}, which Kafka names {@code brokerName}.
+     */
+    record Description(String name, ConfigType type, String brokerName, ConfigKey<?> brokerKey, String fixedDefault,
+            String doc) {
+        static Description inherited(String name, ConfigType type, ConfigKey<?> brokerKey, String doc) {
+            return new Description(name, type, brokerKey.name(), brokerKey, null, doc);
+        }
+
+        static Description fixed(String name, ConfigType type, String brokerName, String value, String doc) {
+            return new Description(name, type, brokerName, null, value, doc);
+        }
     }
 
     /** Why {@code name=value} is not an acceptable topic config, or empty when it is. */

@@ -50,6 +50,13 @@ public final class Limits {
     public static final int GROUP_REBALANCE_TIMEOUT_MS_MAX = 30 * 60 * 1000;
     /** Longest session timeout {@code group.max.session.timeout.ms} may allow (Kafka's default for that key). */
     public static final int GROUP_SESSION_TIMEOUT_MS_MAX = 30 * 60 * 1000;
+    /**
+     * Resources one DescribeConfigs request may name. Each costs a result of every config it has (a topic's dozen
+     * entries with synonyms is about a kilobyte), so this bounds the response; a UI describing every topic fits.
+     */
+    public static final int DESCRIBE_CONFIGS_RESOURCES_MAX = 10_000;
+    /** Configuration keys one DescribeConfigs resource may list. */
+    public static final int DESCRIBE_CONFIGS_KEYS_PER_RESOURCE_MAX = 1_000;
 
     static {
         check(SEGMENT_BYTES_MAX <= Integer.MAX_VALUE, "SEGMENT_BYTES_MAX must fit 32-bit index positions");

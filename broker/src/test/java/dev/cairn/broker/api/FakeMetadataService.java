@@ -41,13 +41,18 @@ final class FakeMetadataService implements MetadataService {
 
     /** Creates a topic directly in the core, replicas on the given broker, without recording a command. */
     FakeMetadataService withTopic(String name, int partitions, int brokerId) {
+        return withTopic(name, partitions, brokerId, java.util.Map.of());
+    }
+
+    /** As {@link #withTopic(String, int, int)}, with topic-level configs. */
+    FakeMetadataService withTopic(String name, int partitions, int brokerId, java.util.Map<String, String> configs) {
         List<List<Integer>> replicas = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             replicas.add(List.of(brokerId));
         }
         core.apply(++raftIndex, new MetadataCommand.CreateTopic(new dev.cairn.broker.cluster.TopicInfo(name,
                 UUID.nameUUIDFromBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)), replicas,
-                java.util.Map.of())));
+                configs)));
         return this;
     }
 

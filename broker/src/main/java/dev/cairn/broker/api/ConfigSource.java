@@ -1,0 +1,25 @@
+package dev.cairn.broker.api;
+
+/**
+ * Where a described config's value comes from: the ids of DescribeConfigsResponse's {@code ConfigSource} (KIP-226),
+ * the ones Cairn can report. Cairn has no dynamic broker configs, so a value is the topic's own, the broker's
+ * configured one, or a default.
+ */
+enum ConfigSource {
+    /** Set on the topic (Kafka calls this DYNAMIC_TOPIC_CONFIG in its Admin API). */
+    TOPIC_CONFIG(1),
+    /** Set in the broker's configuration file or with {@code --set}. */
+    STATIC_BROKER_CONFIG(4),
+    /** Nobody set it: the built-in default. */
+    DEFAULT_CONFIG(5);
+
+    private final byte id;
+
+    ConfigSource(int id) {
+        this.id = (byte) id;
+    }
+
+    byte id() {
+        return id;
+    }
+}
