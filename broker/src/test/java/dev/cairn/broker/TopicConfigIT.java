@@ -1,11 +1,26 @@
 package dev.cairn.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cairn.protocol.ApiKey;
+import dev.cairn.protocol.ProtocolCodec;
+import dev.cairn.protocol.RequestHeader;
+import dev.cairn.protocol.message.DescribeConfigsRequest;
+import dev.cairn.protocol.message.DescribeConfigsRequest.DescribeConfigsResource;
+import dev.cairn.protocol.message.DescribeConfigsResponse;
+import dev.cairn.protocol.message.DescribeConfigsResponse.DescribeConfigsResourceResult;
+import dev.cairn.protocol.message.DescribeConfigsResponse.DescribeConfigsResult;
+import dev.cairn.protocol.schema.Struct;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,21 +30,31 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConfigEntry.ConfigSource;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Topic-level configs given to CreateTopics take effect: retention and segment size, and max.message.bytes. */
+/**
+ * Topic-level configs given to CreateTopics take effect: retention and segment size, and max.message.bytes. And
+ * DescribeConfigs reports them, as {@code kafka-topics --describe} and {@code kafka-configs --describe} read them.
+ */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TopicConfigIT {
+    private static final long CLIENT_CALL_WAIT_S = 60;
     @TempDir
     Path dataDir;
 
@@ -103,6 +128,94 @@ class TopicConfigIT {
                 }
                 assertEquals(List.of(), segmentFilesBelow(logStart), "deleted segments still held on disk");
             }
+        }
+    }
+
+    /**
+     * Admin.describeConfigs (KIP-133, synonyms KIP-226, documentation KIP-569) as kafka-topics --describe calls it:
+     * the topic's own retention.ms (DYNAMIC_TOPIC_CONFIG in Admin's terms), segment.bytes inherited from the
+     * broker's configured log.segment.bytes (STATIC_BROKER_CONFIG) and the rest defaults; an unknown topic; this
+     * broker's own keys; and, on the wire, configuration keys selecting configs with unknown names absent.
+     */
+    @Test
+    void describeConfigsReportsTopicAndBrokerConfigsWithTheirSources() throws Exception {
+        try (BrokerFixture broker = BrokerFixture.start(dataDir, Map.of("log.segment.bytes", "2097152"))) {
+            Properties props = new Properties();
+            props.put("bootstrap.servers", broker.bootstrap());
+            try (Admin admin = Admin.create(props)) {
+                admin.createTopics(List.of(new NewTopic("described", 1, (short) 1)
+                        .configs(Map.of("retention.ms", "3600000")))).all().get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS);
+                ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "described");
+                Config configs = admin.describeConfigs(List.of(topic), new DescribeConfigsOptions()
+                        .includeSynonyms(true).includeDocumentation(true)).all()
+                        .get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS).get(topic);
+
+                ConfigEntry retention = configs.get("retention.ms");
+                assertEquals("3600000", retention.value());
+                assertEquals(ConfigSource.DYNAMIC_TOPIC_CONFIG, retention.source());
+                assertFalse(retention.isReadOnly());
+                assertFalse(retention.isSensitive());
+                assertEquals(ConfigEntry.ConfigType.LONG, retention.type());
+                assertNotNull(retention.documentation());
+                assertEquals(List.of("DYNAMIC_TOPIC_CONFIG retention.ms=3600000",
+                        "DEFAULT_CONFIG log.retention.ms=604800000"), synonyms(retention));
+                ConfigEntry segmentBytes = configs.get("segment.bytes");
+                assertEquals("2097152", segmentBytes.value());
+                assertEquals(ConfigSource.STATIC_BROKER_CONFIG, segmentBytes.source());
+                assertEquals(ConfigEntry.ConfigType.INT, segmentBytes.type());
+                assertEquals("delete", configs.get("cleanup.policy").value());
+                assertEquals(ConfigSource.DEFAULT_CONFIG, configs.get("cleanup.policy").source());
+                assertEquals("CreateTime", configs.get("message.timestamp.type").value());
+                assertEquals(ConfigSource.DEFAULT_CONFIG, configs.get("retention.bytes").source());
+                assertEquals(7, configs.entries().size(), "the topic configs Cairn supports: " + configs);
+
+                ConfigResource missing = new ConfigResource(ConfigResource.Type.TOPIC, "no-such-topic");
+                ExecutionException unknown = assertThrows(ExecutionException.class, () -> admin.describeConfigs(
+                        List.of(missing)).all().get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS));
+                assertInstanceOf(UnknownTopicOrPartitionException.class, unknown.getCause());
+
+                ConfigResource self = new ConfigResource(ConfigResource.Type.BROKER, "1");
+                Config brokerConfigs = admin.describeConfigs(List.of(self)).all()
+                        .get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS).get(self);
+                ConfigEntry logSegmentBytes = brokerConfigs.get("log.segment.bytes");
+                assertEquals("2097152", logSegmentBytes.value());
+                assertEquals(ConfigSource.STATIC_BROKER_CONFIG, logSegmentBytes.source());
+                assertTrue(logSegmentBytes.isReadOnly());
+                assertEquals("1", brokerConfigs.get("node.id").value());
+                assertEquals(ConfigSource.DEFAULT_CONFIG, brokerConfigs.get("node.id").source());
+            }
+
+            // Admin always asks for every key; kafka-configs and UIs may list some, so ask on the wire.
+            Struct result = describeOnTheWire(broker, "described", List.of("retention.ms", "no.such.config"));
+            assertEquals((short) 0, result.get(DescribeConfigsResult.ERROR_CODE));
+            List<Struct> selected = result.get(DescribeConfigsResult.CONFIGS);
+            assertEquals(1, selected.size(), "unknown names are absent: " + selected);
+            assertEquals("retention.ms", selected.get(0).get(DescribeConfigsResourceResult.NAME));
+            assertEquals("3600000", selected.get(0).get(DescribeConfigsResourceResult.VALUE));
+        }
+    }
+
+    private static List<String> synonyms(ConfigEntry entry) {
+        return entry.synonyms().stream().map(s -> s.source() + " " + s.name() + "=" + s.value()).toList();
+    }
+
+    /** One DescribeConfigs v4 request for a topic's listed keys, over a plain socket with Cairn's codec. */
+    private static Struct describeOnTheWire(BrokerFixture broker, String topic, List<String> keys) throws IOException {
+        Struct request = new Struct(DescribeConfigsRequest.SCHEMA).set(DescribeConfigsRequest.RESOURCES, List.of(
+                new Struct(DescribeConfigsResource.SCHEMA).set(DescribeConfigsResource.RESOURCE_TYPE, (byte) 2)
+                        .set(DescribeConfigsResource.RESOURCE_NAME, topic)
+                        .set(DescribeConfigsResource.CONFIGURATION_KEYS, keys)));
+        RequestHeader header = new RequestHeader(ApiKey.DESCRIBE_CONFIGS.id(), (short) 4, 1, "probe");
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), broker.broker().kafkaPort())) {
+            socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(CLIENT_CALL_WAIT_S));
+            ByteBuffer frame = ProtocolCodec.encodeRequest(header, request);
+            socket.getOutputStream().write(frame.array(), 0, frame.limit());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            Struct body = ProtocolCodec.decodeResponse(ByteBuffer.wrap(response), ApiKey.DESCRIBE_CONFIGS, (short) 4)
+                    .body();
+            return body.get(DescribeConfigsResponse.RESULTS).get(0);
         }
     }
 }
