@@ -46,6 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ThreeBrokerIT {
     private static final String TOPIC = "replicated";
     private static final int PARTITIONS = 6;
+    /** How long the preferred-leader check may take to spread leadership after the elections. */
+    private static final long LEADER_SPREAD_WAIT_S = 30;
 
     @TempDir
     Path dir;
@@ -148,6 +150,16 @@ class ThreeBrokerIT {
         return seen;
     }
 
+    private static Set<Integer> leadersOf(List<PartitionInfo> infos) {
+        Set<Integer> leaders = new HashSet<>();
+        for (PartitionInfo info : infos) {
+            if (info.leader() != null) {
+                leaders.add(info.leader().id());
+            }
+        }
+        return leaders;
+    }
+
     private List<PartitionInfo> partitionsFor() {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
@@ -165,14 +177,20 @@ class ThreeBrokerIT {
 
         List<PartitionInfo> infos = partitionsFor();
         assertEquals(PARTITIONS, infos.size());
-        Set<Integer> leaders = new HashSet<>();
         for (PartitionInfo info : infos) {
             Set<Integer> replicaIds = new HashSet<>();
             for (var node : info.replicas()) {
                 replicaIds.add(node.id());
             }
             assertEquals(Set.of(1, 2, 3), replicaIds, "replicas on three distinct brokers: " + info);
-            leaders.add(info.leader().id());
+        }
+        // Elections can first put every leader on one broker; the imbalance check (every second here) hands
+        // leadership back to the preferred replicas, so wait for it within a bound.
+        long spreadDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_SPREAD_WAIT_S);
+        Set<Integer> leaders = leadersOf(infos);
+        while (leaders.size() < 2 && System.nanoTime() < spreadDeadlineNs) {
+            infos = partitionsFor();
+            leaders = leadersOf(infos);
         }
         assertTrue(leaders.size() >= 2, "leadership is spread: " + infos);
 
