@@ -21,6 +21,10 @@ import org.xerial.snappy.SnappyOutputStream;
  * All integers are big-endian. Writing uses the library stream. Reading parses the framing here rather than
  * through {@code SnappyInputStream}: that way every chunk's declared uncompressed length is checked against
  * the caller's limit before anything is allocated for it.
+ *
+ * <p>Data that does not start with xerial's magic is one raw snappy block, with no framing: librdkafka and
+ * franz-go write that form by default, and Kafka's reader accepts it (xerial's stream falls back to a raw block
+ * when the header is absent), so this does too.
  */
 final class SnappyCodec implements Codec {
     private static final byte[] MAGIC = {(byte) 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
@@ -39,6 +43,10 @@ final class SnappyCodec implements Codec {
     @Override
     public void decompress(ByteBuffer compressed, BoundedSink sink) throws IOException {
         ByteBuffer view = compressed.duplicate().order(ByteOrder.BIG_ENDIAN);
+        if (!startsWithMagic(view)) {
+            decompressRawBlock(view, sink);
+            return;
+        }
         readHeader(view);
         byte[] chunk = new byte[0];
         while (view.hasRemaining()) {
@@ -59,18 +67,34 @@ final class SnappyCodec implements Codec {
                 chunk = new byte[chunkBytes];
             }
             view.get(chunk, 0, chunkBytes);
-            int uncompressedBytes = Snappy.uncompressedLength(chunk, 0, chunkBytes);
-            if (uncompressedBytes < 0) {
-                throw DecodeException.format("snappy chunk declares %d uncompressed bytes", uncompressedBytes);
-            }
-            sink.reserve(uncompressedBytes);
-            int written = Snappy.uncompress(chunk, 0, chunkBytes, sink.array(), sink.size());
-            if (written != uncompressedBytes) {
-                throw DecodeException.format("snappy chunk produced %d bytes, declared %d", written,
-                        uncompressedBytes);
-            }
-            sink.advance(written);
+            uncompressBlock(chunk, chunkBytes, sink);
         }
+    }
+
+    /** The whole of {@code view} is one snappy block (no xerial framing). */
+    private static void decompressRawBlock(ByteBuffer view, BoundedSink sink) throws IOException {
+        byte[] block = new byte[view.remaining()];
+        view.get(block);
+        // Without framing nothing marks this as snappy: check the whole block before trusting its declared length,
+        // so that garbage is a decode error rather than a claim on the decompression limit.
+        if (!Snappy.isValidCompressedBuffer(block, 0, block.length)) {
+            throw new DecodeException("snappy data has neither xerial's stream header nor a valid raw block");
+        }
+        uncompressBlock(block, block.length, sink);
+    }
+
+    /** Inflates one raw snappy block, checking its declared length against the sink's limit first. */
+    private static void uncompressBlock(byte[] block, int blockBytes, BoundedSink sink) throws IOException {
+        int uncompressedBytes = Snappy.uncompressedLength(block, 0, blockBytes);
+        if (uncompressedBytes < 0) {
+            throw DecodeException.format("snappy block declares %d uncompressed bytes", uncompressedBytes);
+        }
+        sink.reserve(uncompressedBytes);
+        int written = Snappy.uncompress(block, 0, blockBytes, sink.array(), sink.size());
+        if (written != uncompressedBytes) {
+            throw DecodeException.format("snappy block produced %d bytes, declared %d", written, uncompressedBytes);
+        }
+        sink.advance(written);
     }
 
     private static boolean startsWithMagic(ByteBuffer view) {

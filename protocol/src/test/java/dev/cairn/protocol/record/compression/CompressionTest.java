@@ -115,6 +115,23 @@ class CompressionTest {
                 Compression.decompress(CompressionType.SNAPPY, both, 100));
     }
 
+    /** librdkafka and franz-go write one raw snappy block with no xerial framing; Kafka reads it, so must we. */
+    @Test
+    void snappyAcceptsARawBlockWithoutXerialFraming() throws IOException {
+        byte[] payload = mixedPayload(PAYLOAD_BYTES, 5);
+        ByteBuffer raw = ByteBuffer.wrap(org.xerial.snappy.Snappy.compress(payload));
+        assertEquals(ByteBuffer.wrap(payload), Compression.decompress(CompressionType.SNAPPY, raw, PAYLOAD_BYTES));
+        assertThrows(DecompressedSizeExceededException.class,
+                () -> Compression.decompress(CompressionType.SNAPPY, raw, PAYLOAD_BYTES - 1));
+    }
+
+    @Test
+    void snappyRawBlockThatIsCorruptIsADecodeError() throws IOException {
+        byte[] raw = org.xerial.snappy.Snappy.compress(mixedPayload(20_000, 6));
+        ByteBuffer cut = ByteBuffer.wrap(raw, 0, raw.length / 2);
+        assertThrows(DecodeException.class, () -> Compression.decompress(CompressionType.SNAPPY, cut, 1 << 20));
+    }
+
     @ParameterizedTest
     @EnumSource(value = CompressionType.class, names = {"GZIP", "SNAPPY", "LZ4", "ZSTD"})
     void truncatedStreamsRaiseDecodeException(CompressionType compressionType) {
