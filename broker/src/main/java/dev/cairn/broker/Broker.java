@@ -134,7 +134,8 @@ public final class Broker implements Closeable {
             raftAddresses.put(voter.nodeId(), voter.address().toString());
         }
         RatisSettings ratis = RatisSettings.defaults(dataDir.resolve("raft").toFile(), config.raftListener().host(),
-                config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries());
+                config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries())
+                .withBatchBytesMax(config.messageMaxBytes());
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();

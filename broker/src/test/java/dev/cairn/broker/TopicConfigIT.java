@@ -132,6 +132,77 @@ class TopicConfigIT {
     }
 
     /**
+     * A batch larger than the Raft log entry (sized from the broker's message.max.bytes) never committed: the
+     * producer saw REQUEST_TIMED_OUT and NOT_LEADER_OR_FOLLOWER forever. A topic's larger max.message.bytes is now
+     * capped there and answered MESSAGE_TOO_LARGE at once; a broker with a larger message.max.bytes carries it.
+     */
+    @Test
+    void batchesAboveTheBrokersMessageMaxBytesAreRefusedAtOnceAndABrokerLimitAboveThemCarriesThem() throws Exception {
+        byte[] twoMiB = new byte[2 * 1024 * 1024];
+        new java.util.Random(7).nextBytes(twoMiB);
+        try (BrokerFixture broker = BrokerFixture.start(dataDir.resolve("default"), Map.of())) {
+            createTopic(broker, "big-default", Map.of("max.message.bytes", "10485760"));
+            try (KafkaProducer<byte[], byte[]> producer = largeRecordProducer(broker)) {
+                ExecutionException tooLarge = assertThrows(ExecutionException.class, () -> producer.send(
+                        new ProducerRecord<>("big-default", 0, null, twoMiB)).get(CLIENT_CALL_WAIT_S,
+                        TimeUnit.SECONDS));
+                assertInstanceOf(RecordTooLargeException.class, tooLarge.getCause());
+                // The partition still works: the refused batch did not wedge its Raft group.
+                producer.send(new ProducerRecord<>("big-default", 0, null, new byte[100]))
+                        .get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS);
+            }
+        }
+        try (BrokerFixture broker = BrokerFixture.start(dataDir.resolve("large"), Map.of(
+                "message.max.bytes", Integer.toString(3 * 1024 * 1024)))) {
+            createTopic(broker, "big-allowed", Map.of("max.message.bytes", "10485760"));
+            try (KafkaProducer<byte[], byte[]> producer = largeRecordProducer(broker)) {
+                long offset = producer.send(new ProducerRecord<>("big-allowed", 0, null, twoMiB))
+                        .get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS).offset();
+                assertEquals(0, offset);
+            }
+            Properties consumerProps = new Properties();
+            consumerProps.put("bootstrap.servers", broker.bootstrap());
+            consumerProps.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            consumerProps.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            TopicPartition tp = new TopicPartition("big-allowed", 0);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+                consumer.assign(List.of(tp));
+                consumer.seekToBeginning(List.of(tp));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLIENT_CALL_WAIT_S);
+                byte[] read = null;
+                while (read == null && System.nanoTime() < deadline) {
+                    for (var record : consumer.poll(java.time.Duration.ofMillis(500))) {
+                        read = record.value();
+                    }
+                }
+                assertNotNull(read, "the 2 MiB record was not consumed");
+                assertTrue(java.util.Arrays.equals(twoMiB, read), "the 2 MiB record came back changed");
+            }
+        }
+    }
+
+    private static void createTopic(BrokerFixture broker, String name, Map<String, String> configs) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", broker.bootstrap());
+        try (Admin admin = Admin.create(props)) {
+            admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(configs)))
+                    .all().get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS);
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> largeRecordProducer(BrokerFixture broker) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", broker.bootstrap());
+        props.put("key.serializer", ByteArraySerializer.class.getName());
+        props.put("value.serializer", ByteArraySerializer.class.getName());
+        props.put("max.request.size", Integer.toString(8 * 1024 * 1024));
+        props.put("compression.type", "none");
+        props.put("delivery.timeout.ms", "60000");
+        props.put("request.timeout.ms", "30000");
+        return new KafkaProducer<>(props);
+    }
+
+    /**
      * Admin.describeConfigs (KIP-133, synonyms KIP-226, documentation KIP-569) as kafka-topics --describe calls it:
      * the topic's own retention.ms (DYNAMIC_TOPIC_CONFIG in Admin's terms), segment.bytes inherited from the
      * broker's configured log.segment.bytes (STATIC_BROKER_CONFIG) and the rest defaults; an unknown topic; this

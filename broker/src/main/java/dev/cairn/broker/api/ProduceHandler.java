@@ -80,10 +80,19 @@ public final class ProduceHandler implements RequestHandler {
         return acks == 0 ? CompletableFuture.completedFuture(null) : response;
     }
 
-    /** The broker's validation settings with the topic's {@code max.message.bytes} override, if it has one. */
+    /**
+     * The broker's validation settings with the topic's {@code max.message.bytes} override, if it has one. A topic
+     * may not raise the limit past the broker's {@code message.max.bytes}: that is the largest batch a Raft log
+     * entry carries (RatisSettings#withBatchBytesMax), and a larger one would never commit. Such a batch is answered
+     * MESSAGE_TOO_LARGE at once instead.
+     */
     private BatchValidationConfig validationFor(TopicInfo topic) {
         String override = topic.configs().get(TopicConfigs.MAX_MESSAGE_BYTES);
-        return override == null ? validation : validation.withMessageBytesMax(Integer.parseInt(override.trim()));
+        if (override == null) {
+            return validation;
+        }
+        int topicBytesMax = Integer.parseInt(override.trim());
+        return validation.withMessageBytesMax(Math.min(topicBytesMax, validation.messageBytesMax()));
     }
 
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,

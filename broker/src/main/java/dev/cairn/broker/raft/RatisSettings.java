@@ -44,16 +44,34 @@ public record RatisSettings(
     public static final SizeInBytes LOG_SEGMENT_SIZE_MAX_DEFAULT = SizeInBytes.valueOf("8MB");
     public static final SizeInBytes LOG_PREALLOCATED_SIZE_DEFAULT = SizeInBytes.valueOf("1MB");
     /**
-     * Bytes per AppendEntries RPC (Ratis's 4 MB default). A larger single entry is still sent alone, so this
-     * does not cap batch size; it bounds how much one follower RPC carries.
+     * Room in one Raft log entry beyond the record batch: the command header and Ratis's entry proto (term, index,
+     * client and call ids, length prefixes). Well above the hundred-odd bytes used.
      */
-    public static final SizeInBytes APPENDER_BUFFER_BYTES_DEFAULT = SizeInBytes.valueOf("1MB");
+    public static final int RAFT_ENTRY_OVERHEAD_BYTES = 4 * 1024;
+    /** Ratis requires its write buffer to hold the largest entry plus a length prefix and a checksum. */
+    private static final int WRITE_BUFFER_FRAMING_BYTES = 8;
+    /** Kafka's {@code message.max.bytes} default (1 MiB of records plus the 12-byte log overhead). */
+    private static final int KAFKA_MESSAGE_BYTES_DEFAULT = 1024 * 1024 + 12;
     /**
-     * The Raft log write buffer, per group: Ratis requires at least the appender limit + 8 bytes. The 8 MB
-     * default costs too much memory with hundreds of groups.
+     * The Raft log write buffer, per group. Ratis refuses an entry larger than the appender's buffer limit
+     * (RaftLogBase: "Log entry size exceeds the max buffer limit", the append fails), and the appender limit must
+     * be at most this buffer less 8 bytes, so this buffer decides the largest record batch a partition can take;
+     * see {@link #withBatchBytesMax}. It is direct memory held by every hosted group: Ratis's 8 MB default costs
+     * too much with hundreds of groups.
      */
-    public static final SizeInBytes LOG_WRITE_BUFFER_SIZE_DEFAULT = SizeInBytes.valueOf(
-            APPENDER_BUFFER_BYTES_DEFAULT.getSize() + 64 * 1024);
+    public static final SizeInBytes LOG_WRITE_BUFFER_SIZE_DEFAULT = writeBufferFor(KAFKA_MESSAGE_BYTES_DEFAULT);
+    /**
+     * Snapshot installation streams segment files: chunks of about one AppendEntries batch keep each gRPC message well
+     * inside the request timeout on a loaded host (Ratis's 16 MB chunks timed out here).
+     */
+    public static final SizeInBytes SNAPSHOT_CHUNK_BYTES_MAX = SizeInBytes.valueOf("1MB");
+
+    /** Ratis's own gRPC message limit, kept unless the largest entry needs more. */
+    private static final SizeInBytes GRPC_MESSAGE_BYTES_MAX_DEFAULT = SizeInBytes.valueOf("64MB");
+
+    private static SizeInBytes writeBufferFor(int batchBytesMax) {
+        return SizeInBytes.valueOf((long) batchBytesMax + RAFT_ENTRY_OVERHEAD_BYTES + WRITE_BUFFER_FRAMING_BYTES);
+    }
 
     public static RatisSettings defaults(File storageDir, String host, int port) {
         return new RatisSettings(storageDir, host, port, ELECTION_TIMEOUT_MIN_DEFAULT, ELECTION_TIMEOUT_MAX_DEFAULT,
@@ -64,6 +82,16 @@ public record RatisSettings(
     public RatisSettings withSnapshotThreshold(long threshold) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 threshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize, useMemoryLog);
+    }
+
+    /**
+     * Sizes the Raft log to carry a record batch of {@code batchBytesMax} (the broker's {@code message.max.bytes}):
+     * the largest batch any topic can take. Costs about that much direct memory per hosted group.
+     */
+    public RatisSettings withBatchBytesMax(int batchBytesMax) {
+        return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
+                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                writeBufferFor(batchBytesMax), useMemoryLog);
     }
 
     RaftProperties toProperties() {
@@ -80,10 +108,13 @@ public record RatisSettings(
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, logSegmentSizeMax);
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, logPreallocatedSize);
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, logWriteBufferSize);
-        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, APPENDER_BUFFER_BYTES_DEFAULT);
-        // Snapshot installation streams segment files: chunks the size of an AppendEntries batch keep each gRPC
-        // message well inside the request timeout on a loaded host (Ratis's 16 MB chunks timed out here).
-        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(properties, APPENDER_BUFFER_BYTES_DEFAULT);
+        // The largest entry Ratis accepts, and the bytes one AppendEntries RPC carries (a larger entry goes alone).
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
+                SizeInBytes.valueOf(logWriteBufferSize.getSize() - WRITE_BUFFER_FRAMING_BYTES));
+        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(properties, SNAPSHOT_CHUNK_BYTES_MAX);
+        // A follower's AppendEntries carries at least one whole entry: gRPC must let the largest one through.
+        GrpcConfigKeys.setMessageSizeMax(properties, SizeInBytes.valueOf(Math.max(GRPC_MESSAGE_BYTES_MAX_DEFAULT
+                .getSize(), logWriteBufferSize.getSize() + RAFT_ENTRY_OVERHEAD_BYTES)));
         RaftServerConfigKeys.Log.setPurgeGap(properties, purgeGap);
         // Purge up to the snapshot even when a peer has not committed that far: a partition snapshot carries the
         // segment files, producer state and offsets, so a follower behind the purge point is caught up by
