@@ -76,7 +76,7 @@ public final class OffsetFetchHandler implements RequestHandler {
                 List<CompletableFuture<Fetched>> answers = pending.computeIfAbsent(name, k -> new ArrayList<>());
                 for (int index : topic.get(OffsetFetchRequestTopic.PARTITION_INDEXES)) {
                     answers.add(info == null || index < 0 || index >= info.partitionCount()
-                            ? CompletableFuture.completedFuture(new Fetched(index, NO_OFFSET, NO_METADATA, null))
+                            ? CompletableFuture.completedFuture(Fetched.none(index))
                             : read(groupId, new TopicPartition(name, index)));
                 }
             }
@@ -87,19 +87,24 @@ public final class OffsetFetchHandler implements RequestHandler {
     }
 
     /** One partition's answer, or the group-level error its read ran into. */
-    private record Fetched(int partition, long offset, String metadata, ErrorCode error) {
+    private record Fetched(int partition, long offset, int leaderEpoch, String metadata, ErrorCode error) {
+        /** Nothing committed for this partition. */
+        static Fetched none(int partition) {
+            return new Fetched(partition, NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, null);
+        }
+
     }
 
     private CompletableFuture<Fetched> read(String groupId, TopicPartition tp) {
         return partitions.committedOffset(tp, groupId, OFFSET_FETCH_TIMEOUT_MS).thenApply(result -> {
             if (result instanceof Result.OffsetFetched fetched) {
-                return new Fetched(tp.partition(), fetched.offset(),
+                return new Fetched(tp.partition(), fetched.offset(), fetched.leaderEpoch(),
                         fetched.metadata() == null ? NO_METADATA : fetched.metadata(), null);
             }
             ErrorCode error = result instanceof Result.Rejected rejected
                     ? OffsetCommitHandler.errorOf(rejected) : ErrorCode.UNKNOWN_SERVER_ERROR;
             // Consumers retry group-level coordinator errors only: every failure becomes one of those.
-            return new Fetched(tp.partition(), NO_OFFSET, NO_METADATA,
+            return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA,
                     error == ErrorCode.NONE ? ErrorCode.COORDINATOR_NOT_AVAILABLE : error);
         });
     }
@@ -118,7 +123,8 @@ public final class OffsetFetchHandler implements RequestHandler {
                 if (requested == null && fetched.offset() == NO_OFFSET) {
                     continue;
                 }
-                answers.add(answer(fetched.partition(), fetched.offset(), fetched.metadata(), ErrorCode.NONE));
+                answers.add(answer(fetched.partition(), fetched.offset(), fetched.leaderEpoch(), fetched.metadata(),
+                        ErrorCode.NONE));
             }
             if (requested != null || !answers.isEmpty()) {
                 topicResponses.add(new Struct(OffsetFetchResponseTopic.SCHEMA)
@@ -149,7 +155,7 @@ public final class OffsetFetchHandler implements RequestHandler {
         for (Struct topic : requested) {
             List<Struct> answers = new ArrayList<>();
             for (int index : topic.get(OffsetFetchRequestTopic.PARTITION_INDEXES)) {
-                answers.add(answer(index, NO_OFFSET, NO_METADATA, error));
+                answers.add(answer(index, NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, error));
             }
             topicResponses.add(new Struct(OffsetFetchResponseTopic.SCHEMA)
                     .set(OffsetFetchResponseTopic.NAME, topic.get(OffsetFetchRequestTopic.NAME))
@@ -165,11 +171,11 @@ public final class OffsetFetchHandler implements RequestHandler {
                 .set(OffsetFetchResponse.ERROR_CODE, groupError.code());
     }
 
-    private static Struct answer(int index, long offset, String committedMetadata, ErrorCode error) {
+    private static Struct answer(int index, long offset, int leaderEpoch, String committedMetadata, ErrorCode error) {
         return new Struct(OffsetFetchResponsePartition.SCHEMA)
                 .set(OffsetFetchResponsePartition.PARTITION_INDEX, index)
                 .set(OffsetFetchResponsePartition.COMMITTED_OFFSET, offset)
-                .set(OffsetFetchResponsePartition.COMMITTED_LEADER_EPOCH, NO_LEADER_EPOCH)
+                .set(OffsetFetchResponsePartition.COMMITTED_LEADER_EPOCH, leaderEpoch)
                 .set(OffsetFetchResponsePartition.METADATA, committedMetadata)
                 .set(OffsetFetchResponsePartition.ERROR_CODE, error.code());
     }

@@ -11,7 +11,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  *  offset key : 0x01 | topicLen u16 | topic | partition i32 | groupLen u16 | group
- *  offset val : version u8 (1) | offset i64 | commitTimeMs i64 | metadataLen i32 (-1 = null) | metadata
+ *  offset val : version u8 (2) | offset i64 | commitTimeMs i64 | leaderEpoch i32 | metadataLen i32 (-1 = null)
+ *               | metadata
+ *               (version 1, written before leader epochs were kept, has no leaderEpoch: read as -1)
  *  applied key: 0x02 | topicLen u16 | topic | partition i32
  *  applied val: raftIndex i64
  * </pre>
@@ -19,7 +21,8 @@ import java.nio.charset.StandardCharsets;
 final class OffsetCodec {
     static final byte OFFSET_KEY_TYPE = 1;
     static final byte APPLIED_KEY_TYPE = 2;
-    static final byte VALUE_VERSION = 1;
+    static final byte VALUE_VERSION = 2;
+    static final byte VALUE_VERSION_WITHOUT_EPOCH = 1;
     static final int STRING_BYTES_MAX = 0xFFFF;
 
     private OffsetCodec() {
@@ -63,8 +66,9 @@ final class OffsetCodec {
 
     static byte[] offsetValue(OffsetStore.CommittedOffset committed) {
         byte[] metadata = committed.metadata() == null ? null : committed.metadata().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer buffer = ByteBuffer.allocate(1 + 8 + 8 + 4 + (metadata == null ? 0 : metadata.length));
-        buffer.put(VALUE_VERSION).putLong(committed.offset()).putLong(committed.commitTimeMs());
+        ByteBuffer buffer = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 + (metadata == null ? 0 : metadata.length));
+        buffer.put(VALUE_VERSION).putLong(committed.offset()).putLong(committed.commitTimeMs())
+                .putInt(committed.leaderEpoch());
         buffer.putInt(metadata == null ? -1 : metadata.length);
         if (metadata != null) {
             buffer.put(metadata);
@@ -75,15 +79,17 @@ final class OffsetCodec {
     static OffsetStore.CommittedOffset decodeOffsetValue(byte[] value) {
         ByteBuffer buffer = ByteBuffer.wrap(value);
         byte version = buffer.get();
-        if (version != VALUE_VERSION) {
-            throw new IllegalStateException("offset value version " + version + ", expected " + VALUE_VERSION);
+        if (version != VALUE_VERSION && version != VALUE_VERSION_WITHOUT_EPOCH) {
+            throw new IllegalStateException("offset value version " + version + ", expected "
+                    + VALUE_VERSION_WITHOUT_EPOCH + " or " + VALUE_VERSION);
         }
         long offset = buffer.getLong();
         long commitTimeMs = buffer.getLong();
+        int leaderEpoch = version == VALUE_VERSION ? buffer.getInt() : OffsetStore.CommittedOffset.NO_LEADER_EPOCH;
         int length = buffer.getInt();
         String metadata = length < 0 ? null
                 : new String(value, buffer.position(), length, StandardCharsets.UTF_8);
-        return new OffsetStore.CommittedOffset(offset, metadata, commitTimeMs);
+        return new OffsetStore.CommittedOffset(offset, metadata, commitTimeMs, leaderEpoch);
     }
 
     static byte[] appliedValue(long raftIndex) {

@@ -58,7 +58,15 @@ public interface OffsetStore extends AutoCloseable {
      * @param offset       the next offset the group will consume
      * @param metadata     the client's opaque string; null when the client sent none
      * @param commitTimeMs the time the leader stamped on the commit before replication
+     * @param leaderEpoch  the leader epoch of the record at {@code offset - 1} as the client saw it (clients use it to
+     *                     detect log truncation after a leader change); -1 when the client sent none
      */
-    record CommittedOffset(long offset, String metadata, long commitTimeMs) {
+    record CommittedOffset(long offset, String metadata, long commitTimeMs, int leaderEpoch) {
+        /** No leader epoch: what clients before OffsetCommit v6 commit. */
+        public static final int NO_LEADER_EPOCH = -1;
+
+        public CommittedOffset(long offset, String metadata, long commitTimeMs) {
+            this(offset, metadata, commitTimeMs, NO_LEADER_EPOCH);
+        }
     }
 }

@@ -21,7 +21,8 @@ import java.nio.charset.StandardCharsets;
  *   Rejected   (2): errorCode i16, message str
  *   Committed  (3): (empty)
  *   Retained   (4): logStartOffset i64, segmentsDeleted i32
- *   Fetched    (5): offset i64, metadata str
+ *   Fetched    (6): offset i64, leaderEpoch i32, metadata str
+ *   (type 5, from brokers before leader epochs were kept, is offset i64, metadata str: decoded with epoch -1)
  * query    = formatVersion u8 (1), type u8 (1 = committed offset), groupId str
  * str      = length i32 (-1 = null), UTF-8 bytes
  * </pre>
@@ -37,7 +38,8 @@ public final class CommandCodec {
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
     private static final byte RETAINED = 4;
-    private static final byte FETCHED = 5;
+    private static final byte FETCHED_WITHOUT_EPOCH = 5;
+    private static final byte FETCHED = 6;
     private static final byte QUERY_COMMITTED_OFFSET = 1;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
@@ -113,8 +115,8 @@ public final class CommandCodec {
         }
         if (result instanceof Result.OffsetFetched f) {
             byte[] metadata = utf8(f.metadata());
-            ByteBuffer out = ByteBuffer.allocate(2 + 8 + stringSize(metadata));
-            out.put(FORMAT_VERSION).put(FETCHED).putLong(f.offset());
+            ByteBuffer out = ByteBuffer.allocate(2 + 8 + 4 + stringSize(metadata));
+            out.put(FORMAT_VERSION).put(FETCHED).putLong(f.offset()).putInt(f.leaderEpoch());
             putString(out, metadata);
             return out.flip();
         }
@@ -139,8 +141,12 @@ public final class CommandCodec {
                     return Result.OFFSET_COMMITTED;
                 case RETAINED:
                     return new Result.Retained(in.getLong(), in.getInt());
+                case FETCHED_WITHOUT_EPOCH:
+                    return new Result.OffsetFetched(in.getLong(), getString(in), -1);
                 case FETCHED:
-                    return new Result.OffsetFetched(in.getLong(), getString(in));
+                    long offset = in.getLong();
+                    int leaderEpoch = in.getInt();
+                    return new Result.OffsetFetched(offset, getString(in), leaderEpoch);
                 default:
                     throw new CommandFormatException("unknown partition result type " + type);
             }

@@ -81,7 +81,8 @@ public final class Partition {
             // The store keeps this group's applied Raft index with the offsets, in one atomic write, and ignores
             // a replayed entry it already holds (it returns false then): either way the commit is in place.
             offsets.commit(topic, partition, raftIndex, Map.of(commit.groupId(),
-                    new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs())));
+                    new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs(),
+                            commit.leaderEpoch())));
             return Result.OFFSET_COMMITTED;
         }
         throw new IllegalArgumentException("unknown command " + command);

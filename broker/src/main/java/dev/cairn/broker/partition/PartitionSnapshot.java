@@ -18,9 +18,10 @@ import java.util.TreeMap;
  * the leader's bytes, and replaces its committed offsets with these.
  *
  * <pre>
- * version 2: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
- *            offsetCount i32, offsetCount x (group string, offset i64, commitTimeMs i64, metadata nullable string),
- *            segmentCount i32, segmentCount x (baseOffset i64, sizeBytes i64)
+ * version 3: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
+ *            offsetCount i32, offsetCount x (group string, offset i64, commitTimeMs i64, leaderEpoch i32,
+ *            metadata nullable string), segmentCount i32, segmentCount x (baseOffset i64, sizeBytes i64)
+ * version 2: as version 3 without the committed offsets' leaderEpoch (read as -1)
  *            string: length i32 then UTF-8 bytes; a nullable string has length -1 for null
  * version 1: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState
  *            (read for snapshots written before version 2; they carry no offsets and no segments)
@@ -28,7 +29,8 @@ import java.util.TreeMap;
  */
 public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
         Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments) {
-    private static final int FORMAT_VERSION = 2;
+    private static final int FORMAT_VERSION = 3;
+    private static final int FORMAT_VERSION_WITHOUT_EPOCHS = 2;
     private static final int FORMAT_VERSION_WITHOUT_SEGMENTS = 1;
     /** Longest group id or metadata string accepted when decoding (Kafka's strings are i16-length). */
     private static final int STRING_BYTES_MAX = Short.MAX_VALUE;
@@ -48,7 +50,7 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
             byte[] meta = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
             groups.add(group);
             metadata.add(meta);
-            size += 4 + group.length + 8 + 8 + 4 + (meta == null ? 0 : meta.length);
+            size += 4 + group.length + 8 + 8 + 4 + 4 + (meta == null ? 0 : meta.length);
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(FORMAT_VERSION).putLong(logStartOffset).putLong(logEndOffset).putInt(producerState.length)
@@ -57,7 +59,7 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         int i = 0;
         for (CommittedOffset offset : committedOffsets.values()) {
             out.putInt(groups.get(i).length).put(groups.get(i));
-            out.putLong(offset.offset()).putLong(offset.commitTimeMs());
+            out.putLong(offset.offset()).putLong(offset.commitTimeMs()).putInt(offset.leaderEpoch());
             byte[] meta = metadata.get(i);
             out.putInt(meta == null ? -1 : meta.length);
             if (meta != null) {
@@ -75,9 +77,9 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
     public static PartitionSnapshot decode(ByteBuffer in) {
         try {
             int version = in.getInt();
-            if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_SEGMENTS) {
+            if (version < FORMAT_VERSION_WITHOUT_SEGMENTS || version > FORMAT_VERSION) {
                 throw new CommandFormatException("partition snapshot format " + version + " is not "
-                        + FORMAT_VERSION_WITHOUT_SEGMENTS + " or " + FORMAT_VERSION);
+                        + FORMAT_VERSION_WITHOUT_SEGMENTS + " to " + FORMAT_VERSION);
             }
             long logStartOffset = in.getLong();
             long logEndOffset = in.getLong();
@@ -91,8 +93,10 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
                 String group = string(in, "group id");
                 long offset = in.getLong();
                 long commitTimeMs = in.getLong();
+                int leaderEpoch = version == FORMAT_VERSION_WITHOUT_EPOCHS ? CommittedOffset.NO_LEADER_EPOCH
+                        : in.getInt();
                 String metadata = nullableString(in, "offset metadata");
-                offsets.put(group, new CommittedOffset(offset, metadata, commitTimeMs));
+                offsets.put(group, new CommittedOffset(offset, metadata, commitTimeMs, leaderEpoch));
             }
             int segmentCount = count(in, in.getInt(), 16, "segments");
             List<SegmentExtent> segments = new ArrayList<>(segmentCount);

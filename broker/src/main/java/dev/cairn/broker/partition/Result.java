@@ -21,8 +21,17 @@ public sealed interface Result {
     record OffsetCommitted() implements Result {
     }
 
-    /** A group's committed offset read through the partition's group; offset -1 when it has none. */
-    record OffsetFetched(long offset, String metadata) implements Result {
+    /**
+     * A group's committed offset read through the partition's group; offset -1 when it has none. The leader epoch
+     * is the one the client committed with, -1 when it sent none.
+     */
+    record OffsetFetched(long offset, String metadata, int leaderEpoch) implements Result {
+        /** No committed offset. */
+        public static final OffsetFetched NONE = new OffsetFetched(-1, null, -1);
+
+        public static OffsetFetched of(dev.cairn.broker.offsets.OffsetStore.CommittedOffset committed) {
+            return new OffsetFetched(committed.offset(), committed.metadata(), committed.leaderEpoch());
+        }
     }
 
     /** Retention ran; the log now starts at {@code logStartOffset}. */

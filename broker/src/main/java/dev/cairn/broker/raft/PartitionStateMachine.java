@@ -226,8 +226,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         Result result;
         try {
             String groupId = CommandCodec.decodeCommittedOffsetQuery(request.getContent().asReadOnlyByteBuffer());
-            result = p.committedOffset(groupId).<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
-                    .orElse(new Result.OffsetFetched(-1, null));
+            result = p.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
+                    .orElse(Result.OffsetFetched.NONE);
         } catch (CommandFormatException e) {
             result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
         } catch (StorageException e) {

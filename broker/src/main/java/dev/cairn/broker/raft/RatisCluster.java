@@ -342,8 +342,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         if (local.isPresent()) {
             try {
                 return CompletableFuture.completedFuture(local.get().committedOffset(groupId)
-                        .<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
-                        .orElse(new Result.OffsetFetched(-1, null)));
+                        .<Result>map(Result.OffsetFetched::of)
+                        .orElse(Result.OffsetFetched.NONE));
             } catch (StorageException e) {
                 return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR,
                         e.getMessage()));

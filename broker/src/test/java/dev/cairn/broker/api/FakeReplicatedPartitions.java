@@ -101,8 +101,8 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
                     tp + ": leader unreachable"));
         }
         return CompletableFuture.completedFuture(replica.get().committedOffset(groupId)
-                .<Result>map(o -> new Result.OffsetFetched(o.offset(), o.metadata()))
-                .orElse(new Result.OffsetFetched(-1, null)));
+                .<Result>map(Result.OffsetFetched::of)
+                .orElse(Result.OffsetFetched.NONE));
     }
 
     @Override

@@ -28,14 +28,14 @@ abstract class OffsetStoreContract {
     void commitsAreReadBackPerGroupAndPartition() {
         try (OffsetStore store = open()) {
             assertEquals(OffsetStore.NO_RAFT_INDEX, store.appliedRaftIndex("t", 0));
-            assertTrue(store.commit("t", 0, 5, Map.of("g1", new CommittedOffset(42, "meta", 1000),
+            assertTrue(store.commit("t", 0, 5, Map.of("g1", new CommittedOffset(42, "meta", 1000, 8),
                     "g2", new CommittedOffset(7, null, 1001))));
             assertTrue(store.commit("t", 1, 3, Map.of("g1", new CommittedOffset(9, "", 1002))));
             assertTrue(store.commit("u", 0, 2, Map.of("g1", new CommittedOffset(11, "x", 1003))));
-            assertEquals(Optional.of(new CommittedOffset(42, "meta", 1000)), store.fetch("g1", "t", 0));
+            assertEquals(Optional.of(new CommittedOffset(42, "meta", 1000, 8)), store.fetch("g1", "t", 0));
             assertEquals(Optional.of(new CommittedOffset(7, null, 1001)), store.fetch("g2", "t", 0));
             assertEquals(Optional.empty(), store.fetch("g3", "t", 0));
-            assertEquals(Map.of("g1", new CommittedOffset(42, "meta", 1000), "g2", new CommittedOffset(7, null, 1001)),
+            assertEquals(Map.of("g1", new CommittedOffset(42, "meta", 1000, 8), "g2", new CommittedOffset(7, null, 1001)),
                     store.fetchAll("t", 0));
             assertEquals(Map.of("g1", new CommittedOffset(9, "", 1002)), store.fetchAll("t", 1));
             assertEquals(5, store.appliedRaftIndex("t", 0));

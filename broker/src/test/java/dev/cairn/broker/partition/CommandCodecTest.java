@@ -31,8 +31,8 @@ class CommandCodecTest {
     void resultsRoundTrip() {
         for (Result result : List.of(new Result.Appended(10, 14, -1, 0, false),
                 new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
-                Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m"),
-                new Result.OffsetFetched(-1, null))) {
+                Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m", 7),
+                new Result.OffsetFetched(-1, null, -1))) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
     }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The snapshot manifest's encoding: a round trip, the older format, and damaged input. */
 class PartitionSnapshotTest {
     private static final PartitionSnapshot SNAPSHOT = new PartitionSnapshot(100, 5_000, new byte[] {1, 2, 3},
-            Map.of("group-a", new CommittedOffset(4_000, "meta", 1_700_000_000_000L),
+            Map.of("group-a", new CommittedOffset(4_000, "meta", 1_700_000_000_000L, 12),
                     "group-b", new CommittedOffset(17, null, 5L)),
             List.of(new SegmentExtent(100, 1024), new SegmentExtent(2_000, 77)));
 
@@ -27,6 +27,18 @@ class PartitionSnapshotTest {
         assertArrayEquals(SNAPSHOT.producerState(), decoded.producerState());
         assertEquals(SNAPSHOT.committedOffsets(), decoded.committedOffsets());
         assertEquals(SNAPSHOT.segments(), decoded.segments());
+    }
+
+    /** Version 2 snapshots (before committed leader epochs were kept) still load, with epoch -1. */
+    @Test
+    void readsTheFormatWithoutCommittedLeaderEpochs() {
+        byte[] group = "g".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuffer v2 = ByteBuffer.allocate(4 + 8 + 8 + 4 + 4 + 4 + group.length + 8 + 8 + 4 + 4)
+                .putInt(2).putLong(0).putLong(10).putInt(0)
+                .putInt(1).putInt(group.length).put(group).putLong(6).putLong(99).putInt(-1)
+                .putInt(0);
+        PartitionSnapshot decoded = PartitionSnapshot.decode(v2.flip());
+        assertEquals(Map.of("g", new CommittedOffset(6, null, 99, -1)), decoded.committedOffsets());
     }
 
     @Test

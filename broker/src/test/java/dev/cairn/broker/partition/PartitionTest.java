@@ -92,6 +92,7 @@ class PartitionTest {
         assertEquals(Result.OFFSET_COMMITTED, partition.apply(1, 1, commit));
         assertEquals(42, partition.committedOffset("g1").orElseThrow().offset());
         assertEquals("meta", partition.committedOffset("g1").orElseThrow().metadata());
+        assertEquals(3, partition.committedOffset("g1").orElseThrow().leaderEpoch(), "the committed leader epoch");
         partition.apply(2, 1, new Command.CommitOffset("g1", 50, 3, null, 100L));
         assertEquals(50, partition.committedOffset("g1").orElseThrow().offset());
         assertTrue(partition.committedOffset("other").isEmpty());
