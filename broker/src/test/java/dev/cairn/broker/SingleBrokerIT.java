@@ -2,6 +2,7 @@ package dev.cairn.broker;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -96,6 +97,23 @@ class SingleBrokerIT {
             assertEquals(expected, received, "records consumed");
         }
         return byPartition;
+    }
+
+    /**
+     * Transactions are not served yet: a transactional producer learns it at once, with Kafka's error for an
+     * unsupported feature, instead of an INVALID_REQUEST that reads like a client bug or a retriable error that
+     * would block until max.block.ms.
+     */
+    @Test
+    void aTransactionalProducerIsToldTransactionsAreUnsupported() {
+        try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1",
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000))) {
+            org.apache.kafka.common.KafkaException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.apache.kafka.common.KafkaException.class, producer::initTransactions);
+            // A fatal error naming the reason, not a timeout after retrying a retriable one.
+            assertFalse(failed instanceof org.apache.kafka.common.errors.TimeoutException, failed.toString());
+            assertTrue(failed.getMessage().contains("does not support transactions"), failed.toString());
+        }
     }
 
     @Test

@@ -14,9 +14,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * FindCoordinator (key 10), versions 0-2 (one key per request): a group's coordinator is a broker chosen from
- * the group id alone, so every broker names the same one without coordination. Transactions are not served: a
- * transaction key is refused with INVALID_REQUEST, which clients treat as fatal, rather than
- * COORDINATOR_NOT_AVAILABLE, which they would retry until their timeout with no chance of success.
+ * the group id alone, so every broker names the same one without coordination. Transactions are not served yet
+ * (issue 20): a transaction key is answered UNSUPPORTED_VERSION, Kafka's error for a feature the broker does not
+ * offer, with a message that says so. Clients treat it as fatal rather than retrying, as they would
+ * COORDINATOR_NOT_AVAILABLE until their timeout with no chance of success; INVALID_REQUEST, answered before, read
+ * like a client bug.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
     /** Key types (Kafka's {@code CoordinatorType}); v0 requests carry no key type and mean a group. */
@@ -49,7 +51,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
         Struct body = request.body();
         byte keyType = body.get(FindCoordinatorRequest.KEY_TYPE);
         if (keyType == KEY_TYPE_TRANSACTION) {
-            return answer(ErrorCode.INVALID_REQUEST, "Cairn does not support transactions, so there is no "
+            return answer(ErrorCode.UNSUPPORTED_VERSION, "Cairn does not support transactions yet, so there is no "
                     + "transaction coordinator", null);
         }
         if (keyType != KEY_TYPE_GROUP) {

@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * InitProducerId (key 22) for idempotent producers: a cluster-unique producer id with epoch 0. Ids come from
  * blocks reserved through the metadata group, so no two brokers hand out the same id. As in Kafka, a request
  * without a transactional id always gets a fresh id, even when it names its old id and epoch (v3+, KIP-360).
- * Transactions are not served: a transactional id is refused with INVALID_REQUEST, which the client treats as
- * fatal rather than retrying forever.
+ * Transactions are not served yet (issue 20): a transactional id is answered UNSUPPORTED_VERSION, Kafka's error for
+ * a feature the broker does not offer, which clients treat as fatal rather than retrying forever.
  */
 public final class InitProducerIdHandler implements RequestHandler {
     private final MetadataService metadata;
@@ -30,7 +30,7 @@ public final class InitProducerIdHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         if (request.body().get(InitProducerIdRequest.TRANSACTIONAL_ID) != null) {
-            return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, -1));
+            return CompletableFuture.completedFuture(response(ErrorCode.UNSUPPORTED_VERSION, -1));
         }
         return nextProducerId().thenApply(id -> id < 0 ? response(ErrorCode.COORDINATOR_NOT_AVAILABLE, -1)
                 : response(ErrorCode.NONE, id));

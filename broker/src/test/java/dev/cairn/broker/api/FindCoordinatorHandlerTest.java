@@ -72,8 +72,8 @@ class FindCoordinatorHandlerTest {
     void aTransactionKeyIsRefusedWithANonRetriableError(int version) {
         Struct response = find(new FakeMetadataService().withBrokers(1), version, "tx-1",
                 FindCoordinatorHandler.KEY_TYPE_TRANSACTION);
-        assertEquals(ErrorCode.INVALID_REQUEST.code(), response.get(FindCoordinatorResponse.ERROR_CODE));
-        assertTrue(!ErrorCode.INVALID_REQUEST.retriable());
+        assertEquals(ErrorCode.UNSUPPORTED_VERSION.code(), response.get(FindCoordinatorResponse.ERROR_CODE));
+        assertTrue(!ErrorCode.UNSUPPORTED_VERSION.retriable());
         assertNotNull(response.get(FindCoordinatorResponse.ERROR_MESSAGE));
         assertEquals(-1, response.get(FindCoordinatorResponse.NODE_ID));
         assertEquals("", response.get(FindCoordinatorResponse.HOST));
