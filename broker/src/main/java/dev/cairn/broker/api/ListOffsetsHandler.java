@@ -33,7 +33,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * ListOffsets (key 2), versions 1-2: per partition the log start offset (timestamp -2, "earliest"), the high
- * watermark (-1, "latest"), or the first record whose timestamp is at or above the requested one. Only the
+ * watermark (-1, "latest"), the record with the largest timestamp (-3, KIP-734's "max timestamp": Kafka's clients
+ * send it only from v7, but others send it whatever the version, and it costs nothing to answer right), or the first
+ * record whose timestamp is at or above the requested one. Kafka's later sentinels (-4 earliest local, -5 latest
+ * tiered and below) belong to versions Cairn does not serve: UNSUPPORTED_VERSION, never a search for a negative
+ * time. Only the
  * partition's leader answers; others say NOT_LEADER_OR_FOLLOWER and the client refreshes its metadata. The v2
  * isolation level changes nothing: without transactions the last stable offset is the high watermark.
  */
@@ -42,6 +46,8 @@ public final class ListOffsetsHandler implements RequestHandler {
     public static final long EARLIEST_TIMESTAMP = -2;
     /** Kafka's sentinel for "the offset of the next record to be written" (the high watermark). */
     public static final long LATEST_TIMESTAMP = -1;
+    /** KIP-734's sentinel for "the record with the largest timestamp". */
+    public static final long MAX_TIMESTAMP = -3;
     /** The timestamp and offset of "no such record", and the timestamp Kafka answers for the sentinels. */
     static final long NO_TIMESTAMP = -1;
     static final long NO_OFFSET = -1;
@@ -113,7 +119,15 @@ public final class ListOffsetsHandler implements RequestHandler {
         if (timestampMs == LATEST_TIMESTAMP) {
             return answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, partition.highWatermark());
         }
+        if (timestampMs < 0 && timestampMs != MAX_TIMESTAMP) {
+            return answer(tp.partition(), ErrorCode.UNSUPPORTED_VERSION, NO_TIMESTAMP, NO_OFFSET);
+        }
         try {
+            if (timestampMs == MAX_TIMESTAMP) {
+                long maxTimestampMs = partition.maxTimestamp();
+                return maxTimestampMs == NO_TIMESTAMP ? answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, NO_OFFSET)
+                        : byTimestamp(tp.partition(), partition, maxTimestampMs);
+            }
             return byTimestamp(tp.partition(), partition, timestampMs);
         } catch (StorageException | IOException e) {
             return answer(tp.partition(), ErrorCode.KAFKA_STORAGE_ERROR, NO_TIMESTAMP, NO_OFFSET);

@@ -592,6 +592,15 @@ public final class Log implements Closeable {
         }
     }
 
+    /** The largest record timestamp in the log, or NO_TIMESTAMP (-1) when it holds none. Any thread. */
+    public long maxTimestamp() {
+        long max = NO_TIMESTAMP;
+        for (Segment segment : segments.values()) {
+            max = Math.max(max, segment.maxTimestamp());
+        }
+        return max;
+    }
+
     /** The offset of the first batch whose max timestamp is at or above {@code timestampMs} (batch granularity). */
     public OptionalLong offsetForTimestamp(long timestampMs) {
         for (Segment segment : segments.values()) {

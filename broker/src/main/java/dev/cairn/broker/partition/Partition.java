@@ -169,6 +169,11 @@ public final class Partition {
         return log.segmentCount();
     }
 
+    /** The largest record timestamp in the log, -1 when it holds no record. */
+    public long maxTimestamp() {
+        return log.maxTimestamp();
+    }
+
     public OptionalLong offsetForTimestamp(long timestampMs) {
         return log.offsetForTimestamp(timestampMs);
     }

@@ -104,6 +104,27 @@ class ListOffsetsHandlerTest {
         assertAnswer(ErrorCode.NONE, 2_100, 4, listOffsets(version, "orders", 0, 2_050));
     }
 
+    /** KIP-734: the record with the largest timestamp, even when a later record has an older one. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void maxTimestampIsTheRecordWithTheLargestTimestamp(int version) {
+        append(CompressionType.NONE, 1_500, 1_600);
+        assertAnswer(ErrorCode.NONE, 2_100, 4, listOffsets(version, "orders", 0, ListOffsetsHandler.MAX_TIMESTAMP));
+        append(CompressionType.GZIP, 1_700, 2_100, 2_100);
+        assertAnswer(ErrorCode.NONE, 2_100, 4, listOffsets(version, "orders", 0, ListOffsetsHandler.MAX_TIMESTAMP));
+        append(CompressionType.GZIP, 1_800, 2_200, 1_900);
+        assertAnswer(ErrorCode.NONE, 2_200, 11, listOffsets(version, "orders", 0, ListOffsetsHandler.MAX_TIMESTAMP));
+        partitions.leadLocally(ORDERS_1);
+        assertAnswer(ErrorCode.NONE, -1, -1, listOffsets(version, "orders", 1, ListOffsetsHandler.MAX_TIMESTAMP));
+    }
+
+    /** Sentinels of later versions are refused, never searched for as a time before 1970. */
+    @ParameterizedTest
+    @ValueSource(longs = {-4, -5, -6, -100})
+    void laterSentinelsAreUnsupported(long timestampMs) {
+        assertAnswer(ErrorCode.UNSUPPORTED_VERSION, -1, -1, listOffsets(2, "orders", 0, timestampMs));
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
     void timestampAfterEveryRecordAnswersNoOffset(int version) {
