@@ -51,13 +51,8 @@ import dev.cairn.protocol.record.BatchValidationConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Reader;
-import java.io.Writer;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -125,7 +120,7 @@ public final class Broker implements Closeable {
     public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
         Path dataDir = config.dataDir().toAbsolutePath().normalize();
         Files.createDirectories(dataDir);
-        String clusterId = clusterId(dataDir);
+        String localClusterId = ClusterIdentity.local(dataDir);
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
                 config.nodeId(), config.listener(), config.raftListener(), dataDir);
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
@@ -151,9 +146,11 @@ public final class Broker implements Closeable {
         });
         KafkaServer server = null;
         MetricsServer metricsServer = null;
+        String clusterId;
         BrokerMetrics metrics = new BrokerMetrics();
         try {
             cluster.start();
+            clusterId = ClusterIdentity.agree(cluster, dataDir, localClusterId, REGISTRATION_WAIT_MS_MAX);
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
                     handlers(config, cluster, timer, clusterId, groups, metrics), metrics);
@@ -301,30 +298,6 @@ public final class Broker implements Closeable {
         }
         throw new IllegalStateException("broker " + config.nodeId() + " could not register within "
                 + REGISTRATION_WAIT_MS_MAX + " ms (is a majority of raft.voters up?): " + result);
-    }
-
-    /** The cluster id, created on first start and kept in {@code meta.properties} like Kafka's. */
-    private static String clusterId(Path dataDir) throws IOException {
-        Path file = dataDir.resolve("meta.properties");
-        Properties properties = new Properties();
-        if (Files.exists(file)) {
-            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                properties.load(reader);
-            }
-            String id = properties.getProperty("cluster.id");
-            if (id != null) {
-                return id;
-            }
-        }
-        UUID uuid = UUID.randomUUID();
-        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
-                .putLong(uuid.getLeastSignificantBits());
-        String id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
-        properties.setProperty("cluster.id", id);
-        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            properties.store(writer, "Cairn broker identity");
-        }
-        return id;
     }
 
     public BrokerConfig config() {

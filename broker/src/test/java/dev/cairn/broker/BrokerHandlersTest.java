@@ -16,7 +16,6 @@ import dev.cairn.protocol.schema.Struct;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -81,9 +80,7 @@ class BrokerHandlersTest {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return probe.getLocalPort();
-        }
+        return dev.cairn.broker.BrokerFixture.freePort();
     }
 
     @AfterAll

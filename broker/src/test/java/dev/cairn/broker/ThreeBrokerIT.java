@@ -251,6 +251,29 @@ class ThreeBrokerIT {
      * (hash over the sorted broker ids), two kafka-clients consumers share the six partitions three each, and
      * their commits reach partitions whatever broker leads them.
      */
+    /**
+     * One cluster, one id: every broker reports the same cluster id in DescribeCluster and Metadata, and keeps it
+     * in its data directory (each directory used to make its own, so three brokers reported three ids).
+     */
+    @Test
+    void everyBrokerReportsTheOneClusterId() throws Exception {
+        startCluster();
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            String only = "127.0.0.1:" + brokers.get(i).kafkaPort();
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, only))) {
+                ids.add(admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS));
+            }
+            java.util.Properties meta = new java.util.Properties();
+            try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(
+                    configs.get(i).dataDir().resolve("meta.properties"))) {
+                meta.load(reader);
+            }
+            ids.add(meta.getProperty("cluster.id"));
+        }
+        assertEquals(1, ids.size(), "cluster ids reported and stored: " + ids);
+    }
+
     @Test
     void aConsumerGroupIsCoordinatedByTheBrokerItsIdHashesTo() throws Exception {
         startCluster();

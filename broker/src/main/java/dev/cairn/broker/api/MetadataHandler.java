@@ -87,6 +87,12 @@ public final class MetadataHandler implements RequestHandler {
         if (!autoCreateTopics || !allowAutoCreate) {
             return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         }
+        if (!metadata.image().brokers().containsKey(metadata.localNodeId())) {
+            // Starting up: this broker has not registered yet, so the brokers a topic could be placed on are not
+            // all known. A retriable answer: librdkafka treats INVALID_REPLICATION_FACTOR as final, and a produce
+            // the moment the port opened failed where the same one a second later worked.
+            return ErrorCode.LEADER_NOT_AVAILABLE;
+        }
         if (creator.checkAssignable(defaultReplicationFactor) != null) {
             return ErrorCode.INVALID_REPLICATION_FACTOR;
         }

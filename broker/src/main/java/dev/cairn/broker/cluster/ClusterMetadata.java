@@ -40,6 +40,11 @@ public final class ClusterMetadata {
 
     public MetadataResult apply(long raftIndex, MetadataCommand command) {
         MetadataImage current = image;
+        if (command instanceof MetadataCommand.ProposeClusterId propose) {
+            String agreed = current.clusterId() != null ? current.clusterId() : propose.clusterId();
+            publish(current, current.withClusterId(raftIndex, agreed), command);
+            return MetadataResult.OK;
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();

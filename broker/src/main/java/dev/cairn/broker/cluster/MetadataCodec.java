@@ -33,6 +33,8 @@ public final class MetadataCodec {
     private static final byte UPDATE_DEAD_BROKERS = 6;
     /** Added after format version 1 was in use: a new command type, so existing logs and snapshots still read. */
     private static final byte ADD_PARTITIONS = 7;
+    /** Added after format version 1 was in use, like ADD_PARTITIONS. */
+    private static final byte PROPOSE_CLUSTER_ID = 8;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -60,6 +62,9 @@ public final class MetadataCodec {
                 out.writeLong(a.topicId().getLeastSignificantBits());
                 out.writeInt(a.firstPartition());
                 writeReplicas(out, a.replicas());
+            } else if (command instanceof MetadataCommand.ProposeClusterId p) {
+                out.writeByte(PROPOSE_CLUSTER_ID);
+                out.writeUTF(p.clusterId());
             } else if (command instanceof AllocateProducerIds a) {
                 out.writeByte(ALLOCATE_PRODUCER_IDS);
                 out.writeInt(a.nodeId());
@@ -86,6 +91,7 @@ public final class MetadataCodec {
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
+                case PROPOSE_CLUSTER_ID -> new MetadataCommand.ProposeClusterId(in.readUTF());
                 case ADD_PARTITIONS -> new AddPartitions(in.readUTF(), new UUID(in.readLong(), in.readLong()),
                         in.readInt(), readReplicas(in));
                 case UPDATE_DEAD_BROKERS -> new MetadataCommand.UpdateDeadBrokers(readIntSet(in));
@@ -145,6 +151,11 @@ public final class MetadataCodec {
                 writeState(out, e.getValue());
             }
             writeIntSet(out, image.deadBrokers());
+            // Appended later: snapshots written before the cluster id was agreed end after the dead brokers.
+            out.writeBoolean(image.clusterId() != null);
+            if (image.clusterId() != null) {
+                out.writeUTF(image.clusterId());
+            }
         });
     }
 
@@ -171,7 +182,9 @@ public final class MetadataCodec {
                 states.put(tp, readState(in));
             }
             java.util.Set<Integer> dead = readIntSet(in);
-            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead);
+            String clusterId = in.available() > 0 && in.readBoolean() ? in.readUTF() : null;
+            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
+                    .withClusterId(appliedRaftIndex, clusterId);
         });
     }
 

@@ -45,6 +45,13 @@ public sealed interface MetadataCommand {
         }
     }
 
+    /**
+     * A broker proposes the cluster id its data directory holds. The first proposal applied becomes the cluster's
+     * id; later ones change nothing, and their brokers adopt the cluster's.
+     */
+    record ProposeClusterId(String clusterId) implements MetadataCommand {
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

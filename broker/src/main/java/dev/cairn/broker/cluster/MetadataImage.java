@@ -8,14 +8,15 @@ import java.util.UUID;
 
 /**
  * An immutable view of cluster metadata at one applied Raft index. Request handlers read the latest image
- * without locks; the metadata state machine publishes a new one after each change.
+ * without locks; the metadata state machine publishes a new one after each change. {@code clusterId} is the one
+ * id every broker of the cluster reports, the first one proposed (null until a broker has proposed one).
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
-        java.util.Set<Integer> deadBrokers) {
+        java.util.Set<Integer> deadBrokers, String clusterId) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
-            java.util.Set.of());
+            java.util.Set.of(), null);
 
     public MetadataImage {
         brokers = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
@@ -58,6 +59,11 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead);
+                newStates, newDead, clusterId);
+    }
+
+    MetadataImage withClusterId(long raftIndex, String newClusterId) {
+        return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
+                newClusterId);
     }
 }

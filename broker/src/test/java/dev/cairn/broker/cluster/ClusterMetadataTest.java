@@ -39,6 +39,24 @@ class ClusterMetadataTest {
                 ReplicaAssigner.assign(List.of(1, 2, 3), partitions, 3, name.hashCode()), Map.of("retention.ms", "1"));
     }
 
+    /** The first proposed cluster id is the cluster's; later proposals change nothing; snapshots keep it. */
+    @Test
+    void theFirstProposedClusterIdIsTheClustersAndSnapshotsKeepIt() {
+        assertEquals(null, metadata.image().clusterId());
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.ProposeClusterId("first")));
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.ProposeClusterId("second")));
+        assertEquals("first", metadata.image().clusterId());
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image(), restored);
+        // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
+        byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
+        int idBytes = 1 + 2 + "first".length();
+        MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
+        assertEquals(null, old.clusterId());
+        assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
+    }
+
     @Test
     void brokersTopicsAndProducerIdsRoundTripThroughSnapshots() {
         apply(new RegisterBroker(new BrokerInfo(1, "127.0.0.1", 9092, "127.0.0.1:9093")));
@@ -182,7 +200,8 @@ class ClusterMetadataTest {
         assertEquals(3, image.appliedRaftIndex());
         assertEquals(List.of(1, 2), List.copyOf(image.brokers().keySet()));
         assertEquals(orders, image.topic("orders").orElseThrow());
-        assertEquals(snapshot, HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
+        // Written again, it gains the (absent) cluster id flag that later snapshots end with.
+        assertEquals(snapshot + "00", HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
     }
 
     private static byte[] hex(String text) {

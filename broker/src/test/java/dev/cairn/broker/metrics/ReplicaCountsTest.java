@@ -26,7 +26,7 @@ class ReplicaCountsTest {
                 new TopicPartition("orders", 0), new PartitionState(1, 4, List.of(1, 2, 3)),
                 new TopicPartition("orders", 1), new PartitionState(1, 4, List.of(1, 3)),
                 new TopicPartition("audit", 0), new PartitionState(3, 2, List.of(3)));
-        MetadataImage image = new MetadataImage(10, new TreeMap<>(), topics, 0, states, Set.of());
+        MetadataImage image = new MetadataImage(10, new TreeMap<>(), topics, 0, states, Set.of(), null);
         Set<TopicPartition> ledHere = Set.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1));
 
         ReplicaCounts counts = ReplicaCounts.of(image, 1, ledHere::contains);
