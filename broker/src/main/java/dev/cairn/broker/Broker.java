@@ -149,14 +149,22 @@ public final class Broker implements Closeable {
         String clusterId;
         BrokerMetrics metrics = new BrokerMetrics();
         try {
+            // Ratis ends the whole process when its port is taken (GrpcServicesImpl: "Terminating with exit status
+            // 1"), so the port is checked first, while a clear error can still be given.
+            AddressInUse.check("raft.listener", config.raftListener().host(), config.raftListener().port());
             cluster.start();
             clusterId = ClusterIdentity.agree(cluster, dataDir, localClusterId, REGISTRATION_WAIT_MS_MAX);
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
                     handlers(config, cluster, timer, clusterId, groups, metrics), metrics);
-            server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
-                    config.socketRequestMaxBytes(), config.maxConnections(),
-                    Math.max(2, Runtime.getRuntime().availableProcessors()));
+            try {
+                server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
+                        config.socketRequestMaxBytes(), config.maxConnections(),
+                        Math.max(2, Runtime.getRuntime().availableProcessors()));
+            } catch (Exception e) {
+                // Netty rethrows the bind failure as it came, a checked IOException included.
+                throw AddressInUse.named(e, "listeners", config.listener().toString());
+            }
             registerGauges(metrics, config, cluster, groups, server);
             if (config.metricsPort() >= 0) {
                 metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);

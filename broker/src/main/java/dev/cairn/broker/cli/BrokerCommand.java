@@ -57,7 +57,13 @@ public final class BrokerCommand implements Callable<Integer> {
                 System.err.println("cairn: " + e.getMessage());
                 return 2;
             }
-            Broker broker = Broker.start(config);
+            Broker broker;
+            try {
+                broker = Broker.start(config);
+            } catch (ConfigException e) {
+                System.err.println("cairn: " + e.getMessage());
+                return 2;
+            }
             CountDownLatch stopped = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
