@@ -33,6 +33,16 @@ public record RatisSettings(
             java.util.concurrent.TimeUnit.MILLISECONDS);
     public static final TimeDuration ELECTION_TIMEOUT_MAX_DEFAULT = TimeDuration.valueOf(2000,
             java.util.concurrent.TimeUnit.MILLISECONDS);
+    /**
+     * A group's first election after it starts (a new partition, or every group after a restart) waits only this
+     * long: a new partition had no leader for 1-2 s, and Sarama's default producer gave up on its first records after
+     * 3 retries of LEADER_NOT_AVAILABLE. A replica that starts beside a live leader hears from it or is refused by
+     * pre-vote, so the short first wait costs no needless term change; later elections keep the 1-2 s timeouts.
+     */
+    public static final TimeDuration FIRST_ELECTION_TIMEOUT_MIN = TimeDuration.valueOf(50,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
+    public static final TimeDuration FIRST_ELECTION_TIMEOUT_MAX = TimeDuration.valueOf(150,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
     /** How long a follower RPC may take before it counts as failed. */
     public static final TimeDuration REQUEST_TIMEOUT_DEFAULT = TimeDuration.valueOf(3000,
             java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -102,6 +112,8 @@ public record RatisSettings(
         RaftServerConfigKeys.setStorageDir(properties, List.of(storageDir));
         RaftServerConfigKeys.Rpc.setTimeoutMin(properties, electionTimeoutMin);
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, electionTimeoutMax);
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, FIRST_ELECTION_TIMEOUT_MIN);
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, FIRST_ELECTION_TIMEOUT_MAX);
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, requestTimeout);
         // RATIS-2235: composing append entries costs throughput; Ozone turns it off too (docs/ratis.md B.4).
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
