@@ -181,6 +181,55 @@ class TopicConfigIT {
         }
     }
 
+    /**
+     * compression.type and message.timestamp.type=LogAppendTime with Kafka's meaning: batches are stored with the
+     * topic's codec whatever the producer used, and every record reads the time the leader accepted its batch, which
+     * the producer learns from the produce response.
+     */
+    @Test
+    void aTopicsCompressionTypeAndLogAppendTimeApplyToWhatIsStored() throws Exception {
+        try (BrokerFixture broker = BrokerFixture.start(dataDir, Map.of())) {
+            createTopic(broker, "stamped", Map.of("compression.type", "zstd",
+                    "message.timestamp.type", "LogAppendTime"));
+            long before = System.currentTimeMillis();
+            long ackedTimestamp;
+            Properties props = new Properties();
+            props.put("bootstrap.servers", broker.bootstrap());
+            props.put("key.serializer", ByteArraySerializer.class.getName());
+            props.put("value.serializer", ByteArraySerializer.class.getName());
+            props.put("compression.type", "gzip");
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+                ackedTimestamp = producer.send(new ProducerRecord<>("stamped", 0, 1_000L, null,
+                        "old timestamp".getBytes())).get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS).timestamp();
+            }
+            long after = System.currentTimeMillis();
+            assertTrue(ackedTimestamp >= before && ackedTimestamp <= after, "acked log append time " + ackedTimestamp);
+            Properties consumerProps = new Properties();
+            consumerProps.put("bootstrap.servers", broker.bootstrap());
+            consumerProps.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            consumerProps.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            TopicPartition tp = new TopicPartition("stamped", 0);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+                consumer.assign(List.of(tp));
+                consumer.seekToBeginning(List.of(tp));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLIENT_CALL_WAIT_S);
+                org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> read = null;
+                while (read == null && System.nanoTime() < deadline) {
+                    for (var record : consumer.poll(java.time.Duration.ofMillis(500))) {
+                        read = record;
+                    }
+                }
+                assertNotNull(read, "nothing consumed");
+                assertEquals(org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME, read.timestampType());
+                assertEquals(ackedTimestamp, read.timestamp());
+                assertEquals("old timestamp", new String(read.value()));
+            }
+            Path segment = segmentFilesIn(dataDir.resolve("logs").resolve("stamped-0")).get(0);
+            ByteBuffer header = ByteBuffer.wrap(Files.readAllBytes(segment));
+            assertEquals(4, header.getShort(21) & 0x07, "the stored batch uses zstd (codec 4), not the producer's gzip");
+        }
+    }
+
     private static void createTopic(BrokerFixture broker, String name, Map<String, String> configs) throws Exception {
         Properties props = new Properties();
         props.put("bootstrap.servers", broker.bootstrap());
@@ -238,7 +287,8 @@ class TopicConfigIT {
                 assertEquals(ConfigSource.DEFAULT_CONFIG, configs.get("cleanup.policy").source());
                 assertEquals("CreateTime", configs.get("message.timestamp.type").value());
                 assertEquals(ConfigSource.DEFAULT_CONFIG, configs.get("retention.bytes").source());
-                assertEquals(7, configs.entries().size(), "the topic configs Cairn supports: " + configs);
+                assertEquals("producer", configs.get("compression.type").value());
+                assertEquals(8, configs.entries().size(), "the topic configs Cairn supports: " + configs);
 
                 ConfigResource missing = new ConfigResource(ConfigResource.Type.TOPIC, "no-such-topic");
                 ExecutionException unknown = assertThrows(ExecutionException.class, () -> admin.describeConfigs(

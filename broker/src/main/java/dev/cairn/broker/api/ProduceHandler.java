@@ -32,6 +32,8 @@ import java.util.function.LongSupplier;
  * after the Raft commit (a majority has the batch); acks=0 answers nothing.
  */
 public final class ProduceHandler implements RequestHandler {
+    /** The log append time answered for CreateTime topics (and for a retried batch already appended). */
+    private static final long NO_LOG_APPEND_TIME = -1;
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
     private final BatchValidationConfig validation;
@@ -68,7 +70,7 @@ public final class ProduceHandler implements RequestHandler {
                 }
                 partitionResponses.add(produce(new TopicPartition(name, partition),
                         partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs,
-                        validationFor(info)));
+                        info.configs(), validationFor(info)));
             }
             topicResponses.add(allOf(partitionResponses).thenApply(list -> new Struct(TopicProduceResponse.SCHEMA)
                     .set(TopicProduceResponse.NAME, name)
@@ -87,16 +89,18 @@ public final class ProduceHandler implements RequestHandler {
      * MESSAGE_TOO_LARGE at once instead.
      */
     private BatchValidationConfig validationFor(TopicInfo topic) {
+        BatchValidationConfig topicValidation = validation.withLogAppendTime(TopicConfigs.logAppendTime(
+                topic.configs()));
         String override = topic.configs().get(TopicConfigs.MAX_MESSAGE_BYTES);
         if (override == null) {
-            return validation;
+            return topicValidation;
         }
         int topicBytesMax = Integer.parseInt(override.trim());
-        return validation.withMessageBytesMax(Math.min(topicBytesMax, validation.messageBytesMax()));
+        return topicValidation.withMessageBytesMax(Math.min(topicBytesMax, validation.messageBytesMax()));
     }
 
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,
-            long timeoutMs, BatchValidationConfig validation) {
+            long timeoutMs, java.util.Map<String, String> topicConfigs, BatchValidationConfig validation) {
         if (!(records instanceof ByteBufferRecords bytes)) {
             return CompletableFuture.completedFuture(error(tp.partition(), ErrorCode.INVALID_RECORD));
         }
@@ -108,13 +112,16 @@ public final class ProduceHandler implements RequestHandler {
         if (!validated.isValid()) {
             return CompletableFuture.completedFuture(error(tp.partition(), validated.errorCode()));
         }
-        return partitions.submit(tp, new Command.Append(batch, nowMs), timeoutMs).thenApply(result -> {
+        ByteBuffer stored = TopicBatchRewriter.rewrite(batch, topicConfigs, validation, nowMs);
+        long logAppendTimeMs = validation.logAppendTime() ? nowMs : NO_LOG_APPEND_TIME;
+        return partitions.submit(tp, new Command.Append(stored, nowMs), timeoutMs).thenApply(result -> {
             if (result instanceof Result.Appended appended) {
                 return new Struct(PartitionProduceResponse.SCHEMA)
                         .set(PartitionProduceResponse.INDEX, tp.partition())
                         .set(PartitionProduceResponse.ERROR_CODE, ErrorCode.NONE.code())
                         .set(PartitionProduceResponse.BASE_OFFSET, appended.baseOffset())
-                        .set(PartitionProduceResponse.LOG_APPEND_TIME_MS, appended.logAppendTimeMs())
+                        .set(PartitionProduceResponse.LOG_APPEND_TIME_MS,
+                                appended.duplicate() ? NO_LOG_APPEND_TIME : logAppendTimeMs)
                         .set(PartitionProduceResponse.LOG_START_OFFSET, appended.logStartOffset());
             }
             ErrorCode code = result instanceof Result.Rejected rejected ? rejected.error()

@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.ConfigKey;
 import dev.cairn.broker.config.Limits;
+import dev.cairn.protocol.record.compression.CompressionType;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,13 +20,22 @@ final class TopicConfigs {
     static final String MAX_MESSAGE_BYTES = "max.message.bytes";
     static final String CLEANUP_POLICY = "cleanup.policy";
     static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    static final String COMPRESSION_TYPE = "compression.type";
     /** The one cleanup policy Cairn implements (no compaction). */
     static final String CLEANUP_POLICY_DELETE = "delete";
-    /** The one timestamp type Cairn implements for topics (no LogAppendTime topics yet). */
+    /** Records keep the producer's timestamps. */
     static final String TIMESTAMP_TYPE_CREATE_TIME = "CreateTime";
+    /** The leader stamps each batch with the time it accepted it (every record reads it as its timestamp). */
+    static final String TIMESTAMP_TYPE_LOG_APPEND_TIME = "LogAppendTime";
+    /** Keep each batch as the producer compressed it. */
+    static final String COMPRESSION_TYPE_PRODUCER = "producer";
+    /** Kafka's topic compression.type values besides "producer", and the codec each names. */
+    static final java.util.Map<String, CompressionType> COMPRESSION_TYPES = java.util.Map.of(
+            "uncompressed", CompressionType.NONE, "gzip", CompressionType.GZIP, "snappy", CompressionType.SNAPPY,
+            "lz4", CompressionType.LZ4, "zstd", CompressionType.ZSTD);
     /** Every accepted name, for error messages. */
-    static final List<String> NAMES = List.of(CLEANUP_POLICY, MAX_MESSAGE_BYTES, MESSAGE_TIMESTAMP_TYPE,
-            RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
+    static final List<String> NAMES = List.of(CLEANUP_POLICY, COMPRESSION_TYPE, MAX_MESSAGE_BYTES,
+            MESSAGE_TIMESTAMP_TYPE, RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
     /**
      * What DescribeConfigs reports for each accepted name, in {@link #NAMES} order: the type Kafka gives the
      * config, and the broker setting a topic without its own value inherits. Cairn has no broker keys for the cleanup
@@ -34,10 +44,13 @@ final class TopicConfigs {
     static final List<Description> DESCRIPTIONS = List.of(
             Description.fixed(CLEANUP_POLICY, ConfigType.LIST, "log.cleanup.policy", CLEANUP_POLICY_DELETE,
                     "How old log segments are discarded; Cairn deletes them (no compaction)."),
+            Description.fixed(COMPRESSION_TYPE, ConfigType.STRING, "compression.type", COMPRESSION_TYPE_PRODUCER,
+                    "The codec batches are stored with; producer keeps the producer's, any other is recompressed to."),
             Description.inherited(MAX_MESSAGE_BYTES, ConfigType.INT, BrokerConfig.MESSAGE_MAX_BYTES,
                     "Largest record batch a producer may append to this topic."),
             Description.fixed(MESSAGE_TIMESTAMP_TYPE, ConfigType.STRING, "log.message.timestamp.type",
-                    TIMESTAMP_TYPE_CREATE_TIME, "Records keep the timestamp the producer gave them."),
+                    TIMESTAMP_TYPE_CREATE_TIME, "CreateTime keeps the producer's timestamps; LogAppendTime stamps "
+                    + "the time the leader accepted each batch."),
             Description.inherited(RETENTION_BYTES, ConfigType.LONG, BrokerConfig.LOG_RETENTION_BYTES,
                     "Delete the oldest segments while a partition is larger than this; -1 is unlimited."),
             Description.inherited(RETENTION_MS, ConfigType.LONG, BrokerConfig.LOG_RETENTION_MS,
@@ -68,6 +81,16 @@ final class TopicConfigs {
         }
     }
 
+    /** The codec a topic's batches are stored with, or null to keep the producer's. */
+    static CompressionType storedCompression(java.util.Map<String, String> configs) {
+        return COMPRESSION_TYPES.get(configs.getOrDefault(COMPRESSION_TYPE, COMPRESSION_TYPE_PRODUCER));
+    }
+
+    /** Whether a topic's records take the leader's append time as their timestamp. */
+    static boolean logAppendTime(java.util.Map<String, String> configs) {
+        return TIMESTAMP_TYPE_LOG_APPEND_TIME.equals(configs.get(MESSAGE_TIMESTAMP_TYPE));
+    }
+
     /** Why {@code name=value} is not an acceptable topic config, or empty when it is. */
     static Optional<String> invalidReason(String name, String value) {
         if (value == null) {
@@ -87,8 +110,14 @@ final class TopicConfigs {
                 return CLEANUP_POLICY_DELETE.equals(value) ? Optional.empty() : Optional.of(name + "=" + value
                         + " is not supported; Cairn does not compact, the only policy is " + CLEANUP_POLICY_DELETE);
             case MESSAGE_TIMESTAMP_TYPE:
-                return TIMESTAMP_TYPE_CREATE_TIME.equals(value) ? Optional.empty() : Optional.of(name + "="
-                        + value + " is not supported; the only timestamp type is " + TIMESTAMP_TYPE_CREATE_TIME);
+                return TIMESTAMP_TYPE_CREATE_TIME.equals(value) || TIMESTAMP_TYPE_LOG_APPEND_TIME.equals(value)
+                        ? Optional.empty() : Optional.of("Invalid value " + value + " for configuration " + name
+                        + ": String must be one of: " + TIMESTAMP_TYPE_CREATE_TIME + ", "
+                        + TIMESTAMP_TYPE_LOG_APPEND_TIME);
+            case COMPRESSION_TYPE:
+                return COMPRESSION_TYPE_PRODUCER.equals(value) || COMPRESSION_TYPES.containsKey(value)
+                        ? Optional.empty() : Optional.of("Invalid value " + value + " for configuration " + name
+                        + ": String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
             default:
                 return Optional.of("Unknown topic config name: " + name + " (Cairn accepts "
                         + String.join(", ", NAMES) + ")");

@@ -216,7 +216,8 @@ class CreateTopicsHandlerTest {
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c1", 1, 1), "no.such.config", "1")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2", 1, 1), "cleanup.policy", "compact")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3", 1, 1), "message.timestamp.type",
-                "LogAppendTime")));
+                "WallClock")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3b", 1, 1), "compression.type", "brotli")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c4", 1, 1), "retention.ms", "soon")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c5", 1, 1), "retention.ms", "-2")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c6", 1, 1), "segment.bytes", "10")));

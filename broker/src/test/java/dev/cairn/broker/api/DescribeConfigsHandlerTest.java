@@ -178,7 +178,8 @@ class DescribeConfigsHandlerTest {
 
         assertEquals(ErrorCode.NONE.code(), result.get(DescribeConfigsResult.ERROR_CODE));
         assertEquals(List.of("retention.ms"), List.copyOf(byName(result).keySet()));
-        Struct none = describe(4, false, false, resource(TOPIC, "orders", List.of("compression.type"))).get(0);
+        Struct none = describe(4, false, false, resource(TOPIC, "orders", List.of("compression.gzip.level")))
+                .get(0);
         assertEquals(List.of(), none.get(DescribeConfigsResult.CONFIGS));
     }
 
