@@ -221,6 +221,31 @@ class ThreeBrokerIT {
         }
         assertEquals(acknowledged.size(), seen.size(), "nothing unacknowledged or duplicated appeared");
 
+        // The stopped broker leaves the in-sync replicas and the broker lists once the metadata leader has not heard
+        // from it for broker.session.timeout.ms (3 s here), as Kafka fences it; it used to stay ~39 s in the ISR
+        // and minutes in Metadata, so --under-replicated-partitions showed nothing.
+        long fencedDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        boolean fenced = false;
+        String seenState = "";
+        while (!fenced && System.nanoTime() < fencedDeadline) {
+            List<PartitionInfo> now = partitionsFor();
+            fenced = now.size() == PARTITIONS;
+            for (PartitionInfo info : now) {
+                for (var node : info.inSyncReplicas()) {
+                    fenced &= node.id() != 3;
+                }
+            }
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+                var nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+                fenced &= nodes.stream().noneMatch(node -> node.id() == 3);
+                seenState = now + " " + nodes;
+            }
+            if (!fenced) {
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+        assertTrue(fenced, "broker 3 left the ISRs and the broker list: " + seenState);
+
         // The stopped broker comes back, rejoins its groups and catches up; balancing hands every partition
         // back to its preferred leader, so no broker leads more than ceil(partitions / brokers) + 1 partitions.
         brokers.add(Broker.start(configs.get(2)));

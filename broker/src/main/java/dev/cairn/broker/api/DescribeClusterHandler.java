@@ -32,7 +32,8 @@ public final class DescribeClusterHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         List<Struct> brokers = new ArrayList<>();
-        for (BrokerInfo broker : metadata.image().brokers().values()) {
+        // Live brokers only, as Kafka lists unfenced ones (see MetadataHandler#brokers).
+        for (BrokerInfo broker : metadata.image().liveBrokers().values()) {
             brokers.add(new Struct(DescribeClusterBroker.SCHEMA)
                     .set(DescribeClusterBroker.BROKER_ID, broker.nodeId())
                     .set(DescribeClusterBroker.HOST, broker.host())

@@ -110,9 +110,14 @@ public final class MetadataHandler implements RequestHandler {
         return controller >= 0 ? controller : metadata.localNodeId();
     }
 
+    /**
+     * The live brokers, as Kafka lists only unfenced ones: a broker the metadata leader has not heard from within
+     * broker.session.timeout.ms is left out (it used to be listed for minutes after a kill -9). Partitions still
+     * name it among their replicas.
+     */
     private static List<Struct> brokers(MetadataImage image) {
         List<Struct> brokers = new ArrayList<>();
-        for (BrokerInfo broker : image.brokers().values()) {
+        for (BrokerInfo broker : image.liveBrokers().values()) {
             brokers.add(new Struct(MetadataResponseBroker.SCHEMA)
                     .set(MetadataResponseBroker.NODE_ID, broker.nodeId())
                     .set(MetadataResponseBroker.HOST, broker.host())

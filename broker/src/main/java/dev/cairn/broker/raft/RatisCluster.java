@@ -443,7 +443,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
      * <p>In-sync, precisely: the leader is in sync; a follower is in sync when, at some check within the last
      * {@code replicaLagTimeMaxMs}, its commit index had reached the commit index the leader had one check
      * earlier (checks run every {@code checkIntervalMs}). A new leader counts every follower as caught up at the
-     * moment it took over, as Kafka does.
+     * moment it took over, as Kafka does. A follower on a broker the metadata group marks dead is out at once.
      */
     public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
         MetadataImage image = metadata.image();
@@ -462,7 +462,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 continue;
             }
             List<Integer> replicas = topic.get().replicas().get(entry.partition());
-            List<Integer> isr = inSyncReplicas(gid, replicas, status.get(), nowMs, replicaLagTimeMaxMs);
+            List<Integer> isr = inSyncReplicas(gid, replicas, status.get(), nowMs, replicaLagTimeMaxMs,
+                    image.deadBrokers());
             PartitionState state = new PartitionState(nodeId, (int) role.get().term(), isr);
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
             if (state.equals(image.partitionState(tp).orElse(null)) || !statePublishesInFlight.add(gid)) {
@@ -474,13 +475,18 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     private List<Integer> inSyncReplicas(UUID gid, List<Integer> replicas, ReplicationStatus status, long nowMs,
-            long replicaLagTimeMaxMs) {
+            long replicaLagTimeMaxMs, Set<Integer> deadBrokers) {
         Map<String, Long> caughtUp = lastCaughtUpMs.computeIfAbsent(gid, k -> new ConcurrentHashMap<>());
         Long previousCommit = previousLeaderCommitIndex.put(gid, status.leaderCommitIndex());
         List<Integer> isr = new ArrayList<>();
         for (int replica : replicas) {
             if (replica == nodeId) {
                 isr.add(replica);
+                continue;
+            }
+            if (deadBrokers.contains(replica)) {
+                // Not heard from within broker.session.timeout.ms: out at once, as Kafka fences a broker whose
+                // heartbeats stop, rather than after replica.lag.time.max.ms (a dead broker stayed ~39 s).
                 continue;
             }
             String id = Integer.toString(replica);
