@@ -469,6 +469,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             if (state.equals(image.partitionState(tp).orElse(null)) || !statePublishesInFlight.add(gid)) {
                 continue;
             }
+            Optional<PartitionState> known = image.partitionState(tp);
+            if (known.isPresent() && known.get().leaderId() == nodeId && !known.get().isr().equals(isr)) {
+                LOG.info("{}: in-sync replicas {} -> {}", tp, known.get().isr(), isr);
+            }
             submit(new MetadataCommand.UpdatePartitionState(entry.topicId(), entry.partition(), state))
                     .whenComplete((result, error) -> statePublishesInFlight.remove(gid));
         }
