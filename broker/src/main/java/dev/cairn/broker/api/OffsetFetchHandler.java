@@ -27,10 +27,12 @@ import java.util.concurrent.CompletableFuture;
  * not exist, answers offset -1 with metadata "" and no error, as Kafka does (the consumer then resets by
  * {@code auto.offset.reset}). No topics (null, v2+) means every partition the group has committed.
  *
- * <p>Failures are group-level coordinator errors, the only ones consumers retry: a partition whose leader is not
- * here (or not elected yet) makes the whole answer NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS), rather than
- * an offset that might be stale. Version 1 has no group-level error field, so, as in Kafka, the error goes into
- * every requested partition.
+ * <p>Failures are group-level coordinator errors, the only ones every consumer retries, rather than an offset that
+ * might be stale: a partition whose read through its leader fails or is slow (a leader being elected, a loaded
+ * broker) makes the whole answer COORDINATOR_LOAD_IN_PROGRESS, which clients retry against this same coordinator.
+ * It used to be COORDINATOR_NOT_AVAILABLE, which sends clients to find the coordinator again though it is fine, and
+ * which franz-go handed to the application under load. Version 1 has no group-level error field, so, as in Kafka,
+ * the error goes into every requested partition.
  */
 public final class OffsetFetchHandler implements RequestHandler {
     static final long NO_OFFSET = -1;
@@ -101,12 +103,19 @@ public final class OffsetFetchHandler implements RequestHandler {
                 return new Fetched(tp.partition(), fetched.offset(), fetched.leaderEpoch(),
                         fetched.metadata() == null ? NO_METADATA : fetched.metadata(), null);
             }
-            ErrorCode error = result instanceof Result.Rejected rejected
-                    ? OffsetCommitHandler.errorOf(rejected) : ErrorCode.UNKNOWN_SERVER_ERROR;
-            // Consumers retry group-level coordinator errors only: every failure becomes one of those.
-            return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA,
-                    error == ErrorCode.NONE ? ErrorCode.COORDINATOR_NOT_AVAILABLE : error);
+            return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, readError(result));
         });
+    }
+
+    /**
+     * The group-level error for a failed read. Only a storage failure on this coordinator's replica is its own fault
+     * (NOT_COORDINATOR, as a commit answers it); anything else is transient on the way to the partition's leader.
+     */
+    private static ErrorCode readError(Result result) {
+        if (result instanceof Result.Rejected rejected && rejected.error() == ErrorCode.KAFKA_STORAGE_ERROR) {
+            return ErrorCode.NOT_COORDINATOR;
+        }
+        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
     }
 
     private static Struct assemble(short version, List<Struct> requested,

@@ -110,19 +110,20 @@ class OffsetFetchHandlerTest {
     @Test
     void aPartitionWhoseLeaderCannotBeReachedMakesTheWholeAnswerRetriable() {
         // Offsets of partitions led elsewhere are read through their leader; an unreachable one is a
-        // COORDINATOR_NOT_AVAILABLE for the whole group, which consumers retry.
+        // COORDINATOR_LOAD_IN_PROGRESS for the whole group, which consumers retry against this coordinator.
         partitions.ledElsewhere(ORDERS_1, 2);
         Struct response = fetch(7, "app", List.of(wanted("orders", 0, 1)));
-        assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+        assertEquals(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), response.get(OffsetFetchResponse.ERROR_CODE));
         assertTrue(response.get(OffsetFetchResponse.TOPICS).isEmpty());
         Struct all = fetch(7, "app", null);
-        assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE.code(), all.get(OffsetFetchResponse.ERROR_CODE));
+        assertEquals(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), all.get(OffsetFetchResponse.ERROR_CODE));
+        assertTrue(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.retriable());
     }
 
     @Test
     void inVersionOneTheGroupErrorIsInEveryRequestedPartition() {
         partitions.ledElsewhere(ORDERS_1, 2);
-        assertEquals(List.of("orders-0=-1//15", "orders-1=-1//15"),
+        assertEquals(List.of("orders-0=-1//14", "orders-1=-1//14"),
                 answers(1, fetch(1, "app", List.of(wanted("orders", 0, 1)))));
     }
 
@@ -132,7 +133,7 @@ class OffsetFetchHandlerTest {
                 request(ApiKey.OFFSET_FETCH, 7, new Struct(OffsetFetchRequest.SCHEMA)
                         .set(OffsetFetchRequest.GROUP_ID, "app")
                         .set(OffsetFetchRequest.TOPICS, List.of(wanted("orders", 0)))));
-        assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE.code(), response.get(OffsetFetchResponse.ERROR_CODE));
+        assertEquals(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), response.get(OffsetFetchResponse.ERROR_CODE));
     }
 
     @Test
