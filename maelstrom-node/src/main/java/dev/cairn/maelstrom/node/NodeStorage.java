@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,25 +13,33 @@ import org.slf4j.LoggerFactory;
  * Maelstrom ends nodes with SIGKILL, so no node can remove its own directory; instead each node, when it starts,
  * removes the directories of processes that no longer run. The directories are bounded by the number of nodes
  * running at once.
+ *
+ * <p>Every node of a run starts at once and finds the same stale directories, so the clean-up races with itself:
+ * each node first renames a stale directory to a name of its own (only one rename of a directory can succeed), and
+ * deletes only what it renamed, tolerating files that vanish meanwhile. A clean-up failure is logged, never fatal:
+ * it used to end {@code init} with error 13 when a file vanished mid-walk ({@code UncheckedIOException}).
  */
 final class NodeStorage {
     private static final Logger LOG = LoggerFactory.getLogger(NodeStorage.class);
     static final String PREFIX = "cairn-maelstrom-";
     /** Directories looked at per start-up clean-up. */
     static final int CLEANUP_ENTRIES_MAX = 10_000;
+    /** Inserted into a stale directory's name by the node deleting it; the pid after it is that node's. */
+    static final String REMOVING_MARK = ".removing-";
 
     private NodeStorage() {
     }
 
     static File create(String nodeId) throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        removeStale(tmp);
+        removeStale(tmp, ProcessHandle.current().pid());
         Path dir = tmp.resolve(PREFIX + nodeId + "-" + ProcessHandle.current().pid());
         Files.createDirectories(dir);
         return dir.toFile();
     }
 
-    private static void removeStale(Path tmp) {
+    /** Removes the directories under {@code tmp} of node processes that no longer run; never throws. */
+    static void removeStale(Path tmp, long selfPid) {
         int seen = 0;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(tmp, PREFIX + "*")) {
             for (Path entry : entries) {
@@ -41,13 +47,30 @@ final class NodeStorage {
                     break;
                 }
                 String name = entry.getFileName().toString();
+                // The pid after the last dash: the node's, or the remover's for a directory being deleted (one whose
+                // remover died is claimed again).
                 long pid = pidOf(name);
                 if (pid > 0 && ProcessHandle.of(pid).isEmpty()) {
-                    deleteTree(entry);
+                    claimAndDelete(entry, selfPid);
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException | SecurityException e) {
             LOG.warn("could not clean up old node directories in {}", tmp, e);
+        }
+    }
+
+    /** Renames {@code entry} to a name of this process's, then deletes it; another node's claim wins quietly. */
+    private static void claimAndDelete(Path entry, long selfPid) {
+        Path claimed = entry.resolveSibling(entry.getFileName() + REMOVING_MARK + selfPid);
+        try {
+            Files.move(entry, claimed, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            return;   // gone, or claimed by another node starting at the same time
+        }
+        try {
+            deleteTree(claimed);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            LOG.warn("could not delete old node directory {}", claimed, e);
         }
     }
 
@@ -61,8 +84,30 @@ final class NodeStorage {
     }
 
     private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
+        Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path file,
+                    java.nio.file.attribute.BasicFileAttributes attributes) throws IOException {
+                Files.deleteIfExists(file);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof java.nio.file.NoSuchFileException) {
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                if (e != null && !(e instanceof java.nio.file.NoSuchFileException)) {
+                    throw e;
+                }
+                Files.deleteIfExists(dir);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
     }
 }
