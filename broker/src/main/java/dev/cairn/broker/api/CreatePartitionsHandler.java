@@ -80,6 +80,10 @@ public final class CreatePartitionsHandler implements RequestHandler {
         if (plan.topic() == null) {
             return result(name, plan.error(), plan.message());
         }
+        MetadataResult.Rejected overLimit = creator.checkReplicaLimit(plan.added());
+        if (overLimit != null) {
+            return result(name, overLimit.error(), overLimit.message());
+        }
         if (validateOnly) {
             return result(name, ErrorCode.NONE, null);
         }

@@ -87,6 +87,10 @@ public final class CreateTopicsHandler implements RequestHandler {
         if (plan.topic() == null) {
             return result(name, plan.error(), plan.message());
         }
+        MetadataResult.Rejected overLimit = creator.checkReplicaLimit(plan.topic().replicas());
+        if (overLimit != null) {
+            return result(name, overLimit.error(), overLimit.message());
+        }
         if (validateOnly) {
             return result(name, ErrorCode.NONE, null);
         }

@@ -37,6 +37,16 @@ public final class TopicCreator {
         return null;
     }
 
+    /**
+     * POLICY_VIOLATION when the new partitions' replicas would put a broker over
+     * {@link dev.cairn.broker.config.Limits#PARTITIONS_PER_BROKER_MAX} replicas, or null.
+     */
+    public MetadataResult.Rejected checkReplicaLimit(List<List<Integer>> addedReplicas) {
+        return dev.cairn.broker.cluster.ReplicaLimit.exceeded(metadata.image(), addedReplicas,
+                        dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX)
+                .map(reason -> new MetadataResult.Rejected(ErrorCode.POLICY_VIOLATION, reason)).orElse(null);
+    }
+
     public TopicInfo plan(String name, int partitions, int replicationFactor, Map<String, String> configs) {
         List<Integer> brokers = new ArrayList<>(metadata.image().brokers().keySet());
         return new TopicInfo(name, topicIds.get(),
@@ -58,7 +68,12 @@ public final class TopicCreator {
         if (unassignable != null) {
             return CompletableFuture.completedFuture(unassignable);
         }
-        return metadata.submit(new MetadataCommand.CreateTopic(plan(name, partitions, replicationFactor, configs)));
+        TopicInfo planned = plan(name, partitions, replicationFactor, configs);
+        MetadataResult.Rejected overLimit = checkReplicaLimit(planned.replicas());
+        if (overLimit != null) {
+            return CompletableFuture.completedFuture(overLimit);
+        }
+        return metadata.submit(new MetadataCommand.CreateTopic(planned));
     }
 
     /**

@@ -211,6 +211,24 @@ class CreateTopicsHandlerTest {
         assertTrue(metadata.submitted().isEmpty());
     }
 
+    /**
+     * PARTITIONS_PER_BROKER_MAX was declared and never checked: a topic that would put a broker over it is refused
+     * with POLICY_VIOLATION naming the broker, validate-only included, and nothing is proposed.
+     */
+    @Test
+    void aTopicThatWouldPutABrokerOverThePartitionLimitIsAPolicyViolation() {
+        int hosted = dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX - 10;
+        metadata.withTopic("big", hosted, 2);   // broker 2 now hosts 'hosted' replicas
+        int submittedBefore = metadata.submitted().size();
+        Struct over = createOne(topic("over", 12, 3));   // RF 3 on 3 brokers: 12 more replicas on each
+        assertError(ErrorCode.POLICY_VIOLATION, over);
+        assertTrue(over.get(CreatableTopicResult.ERROR_MESSAGE).contains("broker 2"),
+                over.get(CreatableTopicResult.ERROR_MESSAGE));
+        assertError(ErrorCode.POLICY_VIOLATION, create(4, true, TIMEOUT_MS, topic("over", 12, 3)).get(0));
+        assertEquals(submittedBefore, metadata.submitted().size(), "nothing proposed");
+        assertError(ErrorCode.NONE, createOne(topic("fits", 10, 3)));   // 10 more on each: exactly the limit
+    }
+
     @Test
     void unsupportedOrMalformedConfigsAreInvalid() {
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c1", 1, 1), "no.such.config", "1")));
