@@ -81,6 +81,13 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** The groups this server hosts now. */
+    public java.util.Collection<RaftGroupId> groupIds() {
+        java.util.List<RaftGroupId> ids = new java.util.ArrayList<>();
+        server.getGroupIds().forEach(ids::add);
+        return ids;
+    }
+
     public boolean hostsGroup(RaftGroupId groupId) {
         for (RaftGroupId id : server.getGroupIds()) {
             if (id.equals(groupId)) {

@@ -29,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,12 +37,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
@@ -57,8 +53,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's replicated state over Ratis: the metadata group (through {@link MetadataService}) and one group
  * per hosted partition (through {@link ReplicatedPartitions}). It keeps the set of local partition groups equal
- * to what metadata assigns to this broker: after every metadata change a reconciler (one thread) removes the
- * groups of deleted topics, then adds groups for new assignments.
+ * to what metadata assigns to this broker through a {@link PartitionGroupReconciler}.
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
@@ -69,8 +64,6 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
     private static final int CLIENT_RETRIES_MAX = 20;
     private static final long CLIENT_RETRY_SLEEP_MS = 100;
-    /** How long shutdown waits for a reconciliation in progress. */
-    private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
 
     private final int nodeId;
@@ -96,11 +89,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     /** Raft clients for partition groups this broker reaches without leading them (commits, offset reads). */
     private final Map<UUID, RaftClient> groupClients = new ConcurrentHashMap<>();
     private final org.apache.ratis.conf.RaftProperties clientProperties;
-    private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
-        Thread thread = new Thread(r, "cairn-reconciler");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private volatile PartitionGroupReconciler reconciler;
 
     /**
      * @param raftAddresses every voter's Raft address by node id (raft.voters)
@@ -119,6 +108,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
+        this.reconciler = new PartitionGroupReconciler(nodeId, host, index, this::peers,
+                tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
         RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
         this.clientProperties = settings.toProperties();
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
@@ -162,80 +153,18 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         host.addGroup(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
     }
 
-    // ---------------------------------------------------------------- reconciliation
-
     /** Runs on the metadata apply thread: hands the change to the reconciler, never throwing. */
     private void onMetadataChange(MetadataChange change) {
-        try {
-            reconciler.execute(() -> reconcile(change));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debug("shutting down: metadata change at raft index {} not reconciled",
-                    change.current().appliedRaftIndex());
+        PartitionGroupReconciler current = reconciler;
+        if (current != null) {
+            current.onMetadataChange(change);
         }
     }
 
-    /**
-     * Brings local groups in line with one metadata change. Groups are removed only when a topic deletion is
-     * applied: during replay after a restart the images are old ones, and a topic missing from an old image
-     * must not cost its data.
-     */
-    private void reconcile(MetadataChange change) {
-        try {
-            if (change.cause() instanceof MetadataCommand.DeleteTopic delete) {
-                Optional<TopicInfo> deleted = change.previous().topic(delete.name());
-                if (deleted.isPresent()) {
-                    removeTopic(deleted.get().topicId());
-                }
-            }
-            addAssignedPartitions(change.current());
-        } catch (IOException | RuntimeException e) {
-            LOG.error("reconciling local partition groups with metadata at raft index {} failed",
-                    change.current().appliedRaftIndex(), e);
-        }
-    }
-
-    private void removeTopic(UUID topicId) throws IOException {
-        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
-            if (!entry.topicId().equals(topicId)) {
-                continue;
-            }
-            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            LOG.info("removing partition {} (group {})", tp, entry.groupId());
-            host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
-            partitions.remove(entry.groupId());
-            groupsByPartition.remove(tp, entry.groupId());
-            deleteRecursively(partitionDir(tp));
-            index.remove(entry.groupId());
-        }
-    }
-
-    private void addAssignedPartitions(MetadataImage image) throws IOException {
-        for (TopicInfo topic : image.topics().values()) {
-            for (int p = 0; p < topic.partitionCount(); p++) {
-                List<Integer> replicas = topic.replicas().get(p);
-                if (!replicas.contains(nodeId)) {
-                    continue;
-                }
-                UUID gid = PartitionGroups.groupId(topic.topicId(), p);
-                if (host.hostsGroup(RaftGroupId.valueOf(gid))) {
-                    continue;
-                }
-                index.put(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name(), topic.configs()));
-                host.addGroup(RaftGroupId.valueOf(gid), peers(replicas));
-                LOG.info("hosting partition {}-{} (group {}, replicas {})", topic.name(), p, gid, replicas);
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
+    /** Forgets a removed group's state machine (the reconciler removed its Raft group and files). */
+    private void forget(TopicPartition tp, UUID gid) {
+        partitions.remove(gid);
+        groupsByPartition.remove(tp, gid);
     }
 
     // ---------------------------------------------------------------- MetadataService
@@ -624,15 +553,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public void close() throws IOException {
-        // Let a reconciliation in progress finish its group and index changes; interrupt only an overrun.
-        reconciler.shutdown();
-        try {
-            if (!reconciler.awaitTermination(RECONCILE_SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                reconciler.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        reconciler.close();
         for (RaftClient client : groupClients.values()) {
             client.close();
         }

@@ -1,0 +1,250 @@
+package dev.cairn.broker.raft;
+
+import dev.cairn.broker.cluster.MetadataChange;
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.PartitionGroups;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the partition Raft groups this broker hosts equal to what metadata assigns it. After every metadata change
+ * (handed over from the metadata apply thread, which must not block) one reconciler thread removes the groups of a
+ * deleted topic, then adds groups for new assignments. The adds and removes of one change run
+ * {@link #GROUP_CHANGES_IN_PARALLEL_MAX} at a time: one at a time, a 300-partition topic took 160 s to delete on one
+ * broker, and a CreateTopics queued behind it timed out.
+ */
+final class PartitionGroupReconciler implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionGroupReconciler.class);
+    /** Partition groups added or removed at once when a topic is created, grown or deleted. */
+    static final int GROUP_CHANGES_IN_PARALLEL_MAX = 8;
+    /** Idle group-change threads end after this long: topics are created and deleted rarely. */
+    private static final long GROUP_CHANGE_THREAD_IDLE_S = 30;
+    /** How long shutdown waits for a reconciliation in progress. */
+    private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
+
+    private final int nodeId;
+    private final RaftHost host;
+    private final LocalPartitionIndex index;
+    private final Function<List<Integer>, List<RaftPeer>> peers;
+    private final Function<TopicPartition, Path> partitionDir;
+    private final BiConsumer<TopicPartition, UUID> onRemoved;
+    private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cairn-reconciler");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final ExecutorService groupChanges;
+
+    /**
+     * @param peers the Raft peers of a replica list
+     * @param partitionDir the log directory of a partition
+     * @param onRemoved told of each group removed, after its Raft group and files are gone
+     */
+    PartitionGroupReconciler(int nodeId, RaftHost host, LocalPartitionIndex index,
+            Function<List<Integer>, List<RaftPeer>> peers, Function<TopicPartition, Path> partitionDir,
+            BiConsumer<TopicPartition, UUID> onRemoved) {
+        this.nodeId = nodeId;
+        this.host = host;
+        this.index = index;
+        this.peers = peers;
+        this.partitionDir = partitionDir;
+        this.onRemoved = onRemoved;
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(GROUP_CHANGES_IN_PARALLEL_MAX, GROUP_CHANGES_IN_PARALLEL_MAX,
+                GROUP_CHANGE_THREAD_IDLE_S, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                    Thread thread = new Thread(r, "cairn-group-changes");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        this.groupChanges = pool;
+    }
+
+    /** Hands the change to the reconciler thread; never throws (it runs on the metadata apply thread). */
+    void onMetadataChange(MetadataChange change) {
+        try {
+            reconciler.execute(() -> reconcile(change));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("shutting down: metadata change at raft index {} not reconciled",
+                    change.current().appliedRaftIndex());
+        }
+    }
+
+    /**
+     * Brings local groups in line with one metadata change. Groups are removed only when a topic deletion is
+     * applied: during replay after a restart the images are old ones, and a topic missing from an old image
+     * must not cost its data.
+     */
+    private void reconcile(MetadataChange change) {
+        try {
+            if (change.cause() instanceof MetadataCommand.DeleteTopic delete) {
+                Optional<TopicInfo> deleted = change.previous().topic(delete.name());
+                if (deleted.isPresent()) {
+                    removeTopic(deleted.get().topicId());
+                }
+            }
+            addAssignedPartitions(change.current());
+        } catch (IOException | RuntimeException e) {
+            LOG.error("reconciling local partition groups with metadata at raft index {} failed",
+                    change.current().appliedRaftIndex(), e);
+        }
+    }
+
+    private void removeTopic(UUID topicId) throws IOException {
+        List<LocalPartitionIndex.Entry> removed = new ArrayList<>();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            if (entry.topicId().equals(topicId)) {
+                removed.add(entry);
+            }
+        }
+        if (removed.isEmpty()) {
+            return;
+        }
+        LOG.info("removing {} partition(s) of topic {}", removed.size(), removed.get(0).topic());
+        inParallel(removed, entry -> {
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
+            onRemoved.accept(tp, entry.groupId());
+            deleteRecursively(partitionDir.apply(tp));
+        });
+        index.removeAll(removed.stream().map(LocalPartitionIndex.Entry::groupId).toList());
+    }
+
+    private void addAssignedPartitions(MetadataImage image) throws IOException {
+        Set<RaftGroupId> hosted = Set.copyOf(host.groupIds());
+        List<LocalPartitionIndex.Entry> added = new ArrayList<>();
+        Map<UUID, List<Integer>> replicasByGroup = new HashMap<>();
+        for (TopicInfo topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitionCount(); p++) {
+                List<Integer> replicas = topic.replicas().get(p);
+                UUID gid = PartitionGroups.groupId(topic.topicId(), p);
+                if (!replicas.contains(nodeId) || hosted.contains(RaftGroupId.valueOf(gid))) {
+                    continue;
+                }
+                added.add(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name(), topic.configs()));
+                replicasByGroup.put(gid, replicas);
+            }
+        }
+        if (added.isEmpty()) {
+            return;
+        }
+        // The index first, in one write: a group Ratis recovers after a crash must be found in it.
+        index.putAll(added);
+        inParallel(added, entry -> host.addGroup(RaftGroupId.valueOf(entry.groupId()),
+                peers.apply(replicasByGroup.get(entry.groupId()))));
+        LOG.info("hosting {} new partition(s): {}", added.size(), added.size() <= 10 ? added.stream()
+                .map(e -> e.topic() + "-" + e.partition()).toList() : added.get(0).topic() + "-...");
+    }
+
+    /** An action on one partition group that may fail with an I/O error. */
+    private interface GroupChange {
+        void apply(LocalPartitionIndex.Entry entry) throws IOException;
+    }
+
+    /**
+     * Applies {@code change} to every entry, {@link #GROUP_CHANGES_IN_PARALLEL_MAX} at a time, and waits for all;
+     * the first failure is rethrown (the others suppressed in it) after every change finished.
+     */
+    private void inParallel(List<LocalPartitionIndex.Entry> entries, GroupChange change) throws IOException {
+        List<Future<?>> pending = new ArrayList<>();
+        for (LocalPartitionIndex.Entry entry : entries) {
+            pending.add(groupChanges.submit(() -> {
+                change.apply(entry);
+                return null;
+            }));
+        }
+        IOException failure = null;
+        for (Future<?> future : pending) {
+            try {
+                future.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while changing partition groups", e);
+            } catch (ExecutionException e) {
+                IOException cause = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Deletes a directory tree; files already gone are fine. */
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                Files.deleteIfExists(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
+                if (e != null && !(e instanceof NoSuchFileException)) {
+                    throw e;
+                }
+                Files.deleteIfExists(directory);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /** Lets a reconciliation in progress finish its group and index changes; interrupts only an overrun. */
+    @Override
+    public void close() {
+        reconciler.shutdown();
+        try {
+            if (!reconciler.awaitTermination(RECONCILE_SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                reconciler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        groupChanges.shutdownNow();
+    }
+}
