@@ -30,6 +30,27 @@ class LogbackConfigTest {
         assertEquals(Level.OFF, context.getLogger("org.apache.ratis.client.impl.OrderedAsync").getEffectiveLevel());
         assertEquals(Level.WARN, context.getLogger("org.apache.ratis.server.impl.RaftServerImpl").getEffectiveLevel());
         assertEquals(Level.INFO, context.getLogger("dev.cairn.broker.raft.RatisCluster").getEffectiveLevel());
+
+        // A request to a group still being added is dropped; other Ratis errors pass.
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+                new ch.qos.logback.core.read.ListAppender<>();
+        seen.setContext(context);
+        seen.start();
+        ch.qos.logback.classic.Logger division = context.getLogger("org.apache.ratis.server.RaftServer$Division");
+        division.addAppender(seen);
+        division.error("2@group-1: Failed appendEntries", new IllegalStateException("wrapped",
+                new ServerNotReadyException("2@group-1 is not in [STARTING, RUNNING]: current state is NEW")));
+        division.error("2@group-1: Failed appendEntries {}", "HEARTBEAT", new ServerNotReadyException("NEW"));
+        division.error("2@group-1: log failed", new java.io.IOException("disk full"));
+        assertEquals(1, seen.list.size(), seen.list.toString());
+        assertEquals("2@group-1: log failed", seen.list.get(0).getMessage());
         context.stop();
+    }
+
+    /** Stands for Ratis's exception, matched by its simple name. */
+    private static final class ServerNotReadyException extends java.io.IOException {
+        ServerNotReadyException(String message) {
+            super(message);
+        }
     }
 }
