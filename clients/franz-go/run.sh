@@ -22,10 +22,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-jar=broker/target/cairn-broker.jar
-if [ ! -f "$jar" ]; then
+if [ ! -f broker/target/cairn-broker.jar ]; then
   mvn -B -ntp -q -pl broker -am package -DskipTests -DskipKafkaIT
 fi
+# A copy, so that a rebuild while the tests run cannot change the brokers' classes under them.
+jar="$work/cairn-broker.jar"
+cp broker/target/cairn-broker.jar "$jar"
 
 module_dir=$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "github.com/twmb/franz-go@$version" \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')

@@ -8,10 +8,8 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
-import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.PartitionGroups;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
-import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
@@ -32,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,13 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
-    /** A preferred replica must have answered its leader this recently to be handed leadership. */
-    private static final long TRANSFER_FOLLOWER_RESPONSE_MS_MAX = 1_000;
-    /** After a failed leadership transfer, the partition is not tried again for this long. */
-    private static final long TRANSFER_BACKOFF_MS = 30_000;
-    /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
-    private static final int CLIENT_RETRIES_MAX = 20;
-    private static final long CLIENT_RETRY_SLEEP_MS = 100;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
 
     private final int nodeId;
@@ -79,15 +69,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Map<UUID, PartitionStateMachine> partitions = new ConcurrentHashMap<>();
     private final Map<TopicPartition, UUID> groupsByPartition = new ConcurrentHashMap<>();
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
-    /** Per led group: when each follower was last caught up, and the leader's commit index at the last check. */
-    private final Map<UUID, Map<String, Long>> lastCaughtUpMs = new ConcurrentHashMap<>();
-    private final Map<UUID, Long> previousLeaderCommitIndex = new ConcurrentHashMap<>();
-    private final Set<UUID> statePublishesInFlight = ConcurrentHashMap.newKeySet();
-    private final Set<UUID> transfersInFlight = ConcurrentHashMap.newKeySet();
-    /** Per group: no leadership transfer before this time (ms), after a transfer that failed. */
-    private final Map<UUID, Long> transferNotBeforeMs = new ConcurrentHashMap<>();
-    /** Raft clients for partition groups this broker reaches without leading them (commits, offset reads). */
-    private final Map<UUID, RaftClient> groupClients = new ConcurrentHashMap<>();
+    private final ReplicaStatePublisher statePublisher;
+    private final LeadershipBalancer balancer;
+    private final LeaderClients leaderClients;
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private volatile PartitionGroupReconciler reconciler;
 
@@ -108,10 +92,13 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
+        this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
+        this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
         this.reconciler = new PartitionGroupReconciler(nodeId, host, index, this::peers,
                 tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
         RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
         this.clientProperties = settings.toProperties();
+        this.leaderClients = new LeaderClients(metadata::image, this::peers, clientProperties);
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
                 .setProperties(clientProperties).build();
     }
@@ -255,14 +242,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         if (leadership(tp).local()) {
             return submit(tp, command, timeoutMs);
         }
-        Optional<RaftClient> client = groupClient(tp);
-        if (client.isEmpty()) {
-            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                    tp + " is not in metadata"));
-        }
-        Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(command)));
-        return client.get().async().send(message).orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> clientResult(tp, reply, error));
+        return leaderClients.send(tp, CommandCodec.encode(command), timeoutMs);
     }
 
     @Override
@@ -278,41 +258,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                         e.getMessage()));
             }
         }
-        Optional<RaftClient> client = groupClient(tp);
-        if (client.isEmpty()) {
-            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                    tp + " is not in metadata"));
-        }
-        Message query = Message.valueOf(UnsafeByteOperations.unsafeWrap(
-                CommandCodec.encodeCommittedOffsetQuery(groupId)));
-        return client.get().async().sendReadOnly(query).orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> clientResult(tp, reply, error));
-    }
-
-    private static Result clientResult(TopicPartition tp, org.apache.ratis.protocol.RaftClientReply reply,
-            Throwable error) {
-        if (error != null || reply == null || !reply.isSuccess()) {
-            Object cause = error != null ? error : reply == null ? "no reply" : reply.getException();
-            return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": through the leader failed: " + cause);
-        }
-        return CommandCodec.decodeResult(reply.getMessage().getContent().asReadOnlyByteBuffer());
-    }
-
-    /** A client for the partition's group, built from its replicas in metadata, cached per group. */
-    private Optional<RaftClient> groupClient(TopicPartition tp) {
-        Optional<TopicInfo> topic = metadata.image().topic(tp.topic());
-        if (topic.isEmpty() || tp.partition() < 0 || tp.partition() >= topic.get().partitionCount()) {
-            return Optional.empty();
-        }
-        UUID gid = PartitionGroups.groupId(topic.get().topicId(), tp.partition());
-        List<Integer> replicas = topic.get().replicas().get(tp.partition());
-        return Optional.of(groupClients.computeIfAbsent(gid, id -> RaftClient.newBuilder()
-                .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(id), peers(replicas)))
-                .setProperties(clientProperties)
-                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                        CLIENT_RETRIES_MAX, org.apache.ratis.util.TimeDuration.valueOf(CLIENT_RETRY_SLEEP_MS,
-                                TimeUnit.MILLISECONDS)))
-                .build()));
+        return leaderClients.query(tp, CommandCodec.encodeCommittedOffsetQuery(groupId), timeoutMs);
     }
 
     @Override
@@ -365,156 +311,19 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 .orElse(Leadership.UNKNOWN);
     }
 
-    /**
-     * Publishes, for every partition this broker leads, its leadership and in-sync replicas through the metadata
-     * group when they differ from what metadata says, so every broker can answer Metadata for it.
-     *
-     * <p>In-sync, precisely: the leader is in sync; a follower is in sync when, at some check within the last
-     * {@code replicaLagTimeMaxMs}, its commit index had reached the commit index the leader had one check
-     * earlier (checks run every {@code checkIntervalMs}). A new leader counts every follower as caught up at the
-     * moment it took over, as Kafka does. A follower on a broker the metadata group marks dead is out at once.
-     */
+    /** See {@link ReplicaStatePublisher#publishPartitionStates}. */
     public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
-        MetadataImage image = metadata.image();
-        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
-            UUID gid = entry.groupId();
-            RaftGroupId groupId = RaftGroupId.valueOf(gid);
-            Optional<GroupRole> role = host.role(groupId);
-            Optional<TopicInfo> topic = image.topicById(entry.topicId());
-            if (role.isEmpty() || !role.get().isLeader() || topic.isEmpty()) {
-                lastCaughtUpMs.remove(gid);
-                previousLeaderCommitIndex.remove(gid);
-                continue;
-            }
-            Optional<ReplicationStatus> status = host.replicationStatus(groupId);
-            if (status.isEmpty()) {
-                continue;
-            }
-            List<Integer> replicas = topic.get().replicas().get(entry.partition());
-            List<Integer> isr = inSyncReplicas(gid, replicas, status.get(), nowMs, replicaLagTimeMaxMs,
-                    image.deadBrokers());
-            PartitionState state = new PartitionState(nodeId, (int) role.get().term(), isr);
-            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            if (state.equals(image.partitionState(tp).orElse(null)) || !statePublishesInFlight.add(gid)) {
-                continue;
-            }
-            Optional<PartitionState> known = image.partitionState(tp);
-            if (known.isPresent() && known.get().leaderId() == nodeId && !known.get().isr().equals(isr)) {
-                LOG.info("{}: in-sync replicas {} -> {}", tp, known.get().isr(), isr);
-            }
-            submit(new MetadataCommand.UpdatePartitionState(entry.topicId(), entry.partition(), state))
-                    .whenComplete((result, error) -> statePublishesInFlight.remove(gid));
-        }
+        statePublisher.publishPartitionStates(nowMs, replicaLagTimeMaxMs);
     }
 
-    private List<Integer> inSyncReplicas(UUID gid, List<Integer> replicas, ReplicationStatus status, long nowMs,
-            long replicaLagTimeMaxMs, Set<Integer> deadBrokers) {
-        Map<String, Long> caughtUp = lastCaughtUpMs.computeIfAbsent(gid, k -> new ConcurrentHashMap<>());
-        Long previousCommit = previousLeaderCommitIndex.put(gid, status.leaderCommitIndex());
-        List<Integer> isr = new ArrayList<>();
-        for (int replica : replicas) {
-            if (replica == nodeId) {
-                isr.add(replica);
-                continue;
-            }
-            if (deadBrokers.contains(replica)) {
-                // Not heard from within broker.session.timeout.ms: out at once, as Kafka fences a broker whose
-                // heartbeats stop, rather than after replica.lag.time.max.ms (a dead broker stayed ~39 s).
-                continue;
-            }
-            String id = Integer.toString(replica);
-            ReplicationStatus.Follower follower = status.followers().get(id);
-            boolean caughtUpNow = previousCommit == null
-                    || (follower != null && follower.commitIndex() >= previousCommit);
-            if (caughtUpNow) {
-                caughtUp.put(id, nowMs);
-            }
-            if (nowMs - caughtUp.getOrDefault(id, Long.MIN_VALUE / 2) <= replicaLagTimeMaxMs) {
-                isr.add(replica);
-            }
-        }
-        return isr;
-    }
-
-    /**
-     * On the metadata group's leader: publishes which registered brokers are dead, those it has not heard from
-     * (their last Raft response) within {@code brokerSessionTimeoutMs}. The leader itself is alive. Group
-     * coordinators are chosen among the live brokers, so a dead broker's groups move elsewhere.
-     */
+    /** See {@link ReplicaStatePublisher#publishBrokerLiveness}. */
     public void publishBrokerLiveness(long brokerSessionTimeoutMs) {
-        Optional<ReplicationStatus> status = host.replicationStatus(METADATA_GROUP);
-        if (status.isEmpty() || !statePublishesInFlight.add(METADATA_GROUP.getUuid())) {
-            return;
-        }
-        MetadataImage image = metadata.image();
-        Set<Integer> dead = new java.util.TreeSet<>();
-        for (int broker : image.brokers().keySet()) {
-            if (broker == nodeId) {
-                continue;
-            }
-            ReplicationStatus.Follower follower = status.get().followers().get(Integer.toString(broker));
-            if (follower == null || follower.lastResponseElapsedMs() > brokerSessionTimeoutMs) {
-                dead.add(broker);
-            }
-        }
-        if (dead.equals(image.deadBrokers())) {
-            statePublishesInFlight.remove(METADATA_GROUP.getUuid());
-            return;
-        }
-        LOG.info("brokers not heard from within {} ms: {}", brokerSessionTimeoutMs, dead);
-        submit(new MetadataCommand.UpdateDeadBrokers(dead))
-                .whenComplete((result, error) -> statePublishesInFlight.remove(METADATA_GROUP.getUuid()));
+        statePublisher.publishBrokerLiveness(brokerSessionTimeoutMs);
     }
 
-    /**
-     * Preferred-leader balancing: for each partition this broker leads although another replica is its
-     * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
-     * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
-     */
+    /** See {@link LeadershipBalancer#balanceLeadership}. */
     public void balanceLeadership(long nowMs, long transferTimeoutMs) {
-        MetadataImage image = metadata.image();
-        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
-            RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
-            Optional<TopicInfo> topic = image.topicById(entry.topicId());
-            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)
-                    || nowMs < transferNotBeforeMs.getOrDefault(entry.groupId(), Long.MIN_VALUE)) {
-                continue;
-            }
-            int preferred = topic.get().replicas().get(entry.partition()).get(0);
-            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            if (preferred == nodeId || !readyToLead(groupId, preferred, image)
-                    || !transfersInFlight.add(entry.groupId())) {
-                continue;
-            }
-            host.transferLeadership(groupId, Integer.toString(preferred), transferTimeoutMs).thenAccept(done -> {
-                transfersInFlight.remove(entry.groupId());
-                if (done) {
-                    LOG.info("{}: leadership handed to its preferred replica {}", tp, preferred);
-                } else {
-                    transferNotBeforeMs.put(entry.groupId(), nowMs + TRANSFER_BACKOFF_MS);
-                }
-            });
-        }
-    }
-
-    /**
-     * Whether {@code replica} can take over right now. A leader transferring leadership refuses writes until the
-     * transfer ends, so handing it to a replica that is gone would stall the partition: the replica must not be
-     * marked dead, must have answered the leader within {@link #TRANSFER_FOLLOWER_RESPONSE_MS_MAX}, and must have
-     * caught up with the leader's commit index. (The ISR alone is not enough: a stopped follower stays in it for
-     * up to replica.lag.time.max.ms.)
-     */
-    private boolean readyToLead(RaftGroupId groupId, int replica, MetadataImage image) {
-        if (image.deadBrokers().contains(replica)) {
-            return false;
-        }
-        Optional<ReplicationStatus> status = host.replicationStatus(groupId);
-        if (status.isEmpty()) {
-            return false;
-        }
-        ReplicationStatus.Follower follower = status.get().followers().get(Integer.toString(replica));
-        return follower != null && follower.lastResponseElapsedMs() <= TRANSFER_FOLLOWER_RESPONSE_MS_MAX
-                && follower.commitIndex() >= status.get().leaderCommitIndex();
+        balancer.balanceLeadership(nowMs, transferTimeoutMs);
     }
 
     /**
@@ -554,9 +363,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     @Override
     public void close() throws IOException {
         reconciler.close();
-        for (RaftClient client : groupClients.values()) {
-            client.close();
-        }
+        leaderClients.close();
         metadataClient.close();
         host.close();
         offsets.close();
