@@ -30,6 +30,8 @@ final class ClusterIdentity {
     private static final String KEY = "cluster.id";
     /** Pause between proposals while the metadata group elects a leader. */
     private static final long PROPOSE_RETRY_MS = 200;
+    /** Pause between looks at the local image once the proposal is committed. */
+    private static final long APPLY_POLL_MS = 10;
 
     private ClusterIdentity() {
     }
@@ -57,14 +59,14 @@ final class ClusterIdentity {
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         MetadataResult last = null;
+        boolean proposed = false;
         while (metadata.image().clusterId() == null && System.nanoTime() < deadline) {
-            if (metadata.controllerId() >= 0) {
+            if (!proposed && metadata.controllerId() >= 0) {
                 last = metadata.submit(new MetadataCommand.ProposeClusterId(localId)).join();
-                if (last == MetadataResult.OK) {
-                    break;
-                }
+                proposed = last == MetadataResult.OK;
             }
-            TimeUnit.MILLISECONDS.sleep(PROPOSE_RETRY_MS);
+            // Committed is not yet applied here: on a follower the image catches up a moment later.
+            TimeUnit.MILLISECONDS.sleep(proposed ? APPLY_POLL_MS : PROPOSE_RETRY_MS);
         }
         String agreed = metadata.image().clusterId();
         if (agreed == null) {
