@@ -3,7 +3,7 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]      (defaults: 200000 records of 1024 bytes)
+#   [PARTITIONS=8] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]   (defaults: 200000 records of 1024 bytes)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # Durability differs by default and the table should be read with that in mind: Kafka acknowledges acks=all
@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/bench-work"
 records="${1:-200000}"
 record_bytes="${2:-1024}"
-partitions=3
+partitions="${PARTITIONS:-8}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"

@@ -124,13 +124,18 @@ public final class Broker implements Closeable {
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
                 config.nodeId(), config.listener(), config.raftListener(), dataDir);
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
+        LOG.info("Durability: a produce is acknowledged once a majority of its replicas {}", config.fsyncBeforeAck()
+                ? "fsynced it (log.flush.interval.messages=1)"
+                : "wrote it to the operating system, fsync right after (Kafka's default; log.flush.interval.messages=1 "
+                        + "waits for the fsync)");
         Map<Integer, String> raftAddresses = new LinkedHashMap<>();
         for (RaftVoter voter : config.raftVoters()) {
             raftAddresses.put(voter.nodeId(), voter.address().toString());
         }
         RatisSettings ratis = RatisSettings.defaults(dataDir.resolve("raft").toFile(), config.raftListener().host(),
                 config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries())
-                .withBatchBytesMax(config.messageMaxBytes());
+                .withBatchBytesMax(config.messageMaxBytes()).withFsyncBeforeAck(config.fsyncBeforeAck())
+                .withSubmitThreads(config.numIoThreads());
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
@@ -160,7 +165,7 @@ public final class Broker implements Closeable {
             try {
                 server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                         config.socketRequestMaxBytes(), config.maxConnections(),
-                        Math.max(2, Runtime.getRuntime().availableProcessors()));
+                        Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes());
             } catch (Exception e) {
                 // Netty rethrows the bind failure as it came, a checked IOException included.
                 throw AddressInUse.named(e, "listeners", config.listener().toString());
@@ -207,6 +212,8 @@ public final class Broker implements Closeable {
         metrics.counter("cairn.bytes.in", "Bytes of request frames received from clients", server::bytesIn);
         metrics.counter("cairn.bytes.out", "Bytes of response frames sent to clients", server::bytesOut);
         metrics.gauge("cairn.connections", "Open client connections", server::openConnections);
+        metrics.gauge("cairn.queued.request.bytes", "Bytes of requests read and not yet answered (queued.max.request"
+                + ".bytes bounds them)", server::queuedRequestBytes);
         metrics.gauge("cairn.consumer.groups", "Consumer groups this broker coordinates",
                 () -> groups.listGroups().size());
         metrics.gauge("cairn.partitions", "Partitions with a replica on this broker",

@@ -81,7 +81,8 @@ public record BrokerConfig(
     public static final ConfigKey<Long> LOG_RETENTION_CHECK_INTERVAL_MS = longKey("log.retention.check.interval.ms",
             300_000L, 1000, Long.MAX_VALUE, "How often each partition leader applies retention (and roll by age).");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MESSAGES = longKey("log.flush.interval.messages",
-            Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches.");
+            Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches. 1 also makes every "
+            + "acknowledged produce wait until a majority of replicas fsynced it (otherwise: written, fsync follows).");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MS = longKey("log.flush.interval.ms", Long.MAX_VALUE, 1,
             Long.MAX_VALUE, "fsync a partition log when its oldest unflushed batch is this old.");
     public static final ConfigKey<Integer> MESSAGE_MAX_BYTES = intKey("message.max.bytes", 1_048_588, 64,
@@ -123,6 +124,14 @@ public record BrokerConfig(
     public static final ConfigKey<Integer> GROUP_MAX_SIZE = intKey("group.max.size", 1_000, 1,
             Limits.GROUP_MEMBERS_MAX, "Members in one consumer group (GROUP_MAX_SIZE_REACHED above).");
 
+    public static final ConfigKey<Integer> NUM_IO_THREADS = intKey("num.io.threads", 8, 1,
+            Limits.SUBMIT_THREADS_MAX, "Threads that hand produced batches and other commands to the partitions' "
+            + "Raft groups, so that network threads never wait on a group; one slow group holds at most one.");
+    public static final ConfigKey<Long> QUEUED_MAX_REQUEST_BYTES = longKey("queued.max.request.bytes",
+            256L * 1024 * 1024, -1, Long.MAX_VALUE, "Bytes of requests read and not yet answered, over all "
+            + "connections; above it the broker stops reading from connections that send more. -1: no such bound "
+            + "(each connection still has at most 100 requests in flight).");
+
     public static final ConfigKey<Integer> METRICS_PORT = intKey("metrics.port", -1, -1, 65_535,
             "Prometheus scrape port (GET /metrics) on the listener's host; -1 disables it, 0 picks a free port.");
 
@@ -136,11 +145,31 @@ public record BrokerConfig(
             AUTO_LEADER_REBALANCE_ENABLE,
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
-            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, METRICS_PORT);
+            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
+            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT);
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
         explicitText = Map.copyOf(explicitText);
+    }
+
+    /** {@code num.io.threads}: threads handing commands to Raft groups. */
+    public int numIoThreads() {
+        return NUM_IO_THREADS.parse(text(NUM_IO_THREADS));
+    }
+
+    /** {@code queued.max.request.bytes}: the broker-wide budget of unanswered request bytes, -1 for none. */
+    public long queuedMaxRequestBytes() {
+        return QUEUED_MAX_REQUEST_BYTES.parse(text(QUEUED_MAX_REQUEST_BYTES));
+    }
+
+    /**
+     * Whether a produce is acknowledged only once a majority of its replicas fsynced it ({@code
+     * log.flush.interval.messages=1}, Kafka's flush-every-message), rather than once a majority wrote it to the
+     * operating system, with the fsync right after (Kafka's default durability). See README "Durability".
+     */
+    public boolean fsyncBeforeAck() {
+        return logFlushIntervalMessages == 1;
     }
 
     /**
@@ -219,6 +248,8 @@ public record BrokerConfig(
                 GROUP_MAX_SIZE.parse(text.get(GROUP_MAX_SIZE.name())),
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
+        config.numIoThreads();
+        config.queuedMaxRequestBytes();
         config.validate();
         return config;
     }

@@ -23,6 +23,8 @@ public final class Limits {
     public static final int PENDING_APPENDS_PER_PARTITION_MAX = 4096;
     /** Partitions (Raft groups) one broker hosts: each costs about six threads (see docs/ratis.md B.1). */
     public static final int PARTITIONS_PER_BROKER_MAX = 1000;
+    /** Most threads handing commands to Raft groups ({@code num.io.threads}). */
+    public static final int SUBMIT_THREADS_MAX = 256;
     /** Partitions in one topic. */
     public static final int PARTITIONS_PER_TOPIC_MAX = 1000;
     /** Topic names are at most 249 characters (Kafka's rule). */

@@ -218,12 +218,36 @@ public final class Log implements Closeable {
      *         partition restarts from the Raft log
      */
     public long append(ByteBuffer batch) {
+        RecordBatch record = appendBatch.wrap(batch, batch.position());
+        return append(batch, record.baseOffset(), batch, EMPTY);
+    }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    /**
+     * Appends one record batch as the next offsets without copying it: it is written with its base offset set to
+     * {@link #logEndOffset()} and its partition leader epoch set to {@code partitionLeaderEpoch}, from a 61-byte
+     * copy of its header (neither field is covered by the CRC) followed by its records where they lie. The bytes of
+     * {@code batch} are not modified: they may be shared (the Raft log cache holds them). Otherwise as
+     * {@link #append(ByteBuffer)}.
+     */
+    public long appendAsNext(ByteBuffer batch, int partitionLeaderEpoch) {
+        int start = batch.position();
+        ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.HEADER_BYTES);
+        header.put(batch.duplicate().limit(start + RecordBatchDescriptor.HEADER_BYTES)).flip();
+        header.putLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET, logEndOffset);
+        header.putInt(RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
+        ByteBuffer records = batch.duplicate().position(start + RecordBatchDescriptor.HEADER_BYTES);
+        return append(batch, logEndOffset, header, records);
+    }
+
+    /** Appends {@code batch} (validated as is, with base offset {@code baseOffset}) written as head then rest. */
+    private long append(ByteBuffer batch, long baseOffset, ByteBuffer head, ByteBuffer rest) {
         checkWriter();
         checkHealthy();
         RecordBatch record = appendBatch.wrap(batch, batch.position());
         int sizeBytes = record.sizeInBytes();
-        long baseOffset = record.baseOffset();
-        long lastOffset = record.lastOffset();
+        long lastOffset = baseOffset + record.lastOffsetDelta();
         Invariant.check(sizeBytes == batch.remaining(), "append of %d bytes holds a batch of %d bytes",
                 batch.remaining(), sizeBytes);
         Invariant.check(record.magic() == RecordBatchDescriptor.MAGIC_V2, "append of batch with magic %d",
@@ -236,7 +260,7 @@ public final class Log implements Closeable {
             roll();
         }
         try {
-            active.append(batch, baseOffset, lastOffset, record.maxTimestamp());
+            active.append(head, rest, baseOffset, lastOffset, record.maxTimestamp());
         } catch (IOException e) {
             StorageException error = new StorageException("append of offsets " + baseOffset + ".." + lastOffset
                     + " to " + active.logPath() + " failed", e);

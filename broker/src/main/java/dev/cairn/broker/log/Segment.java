@@ -118,12 +118,26 @@ final class Segment {
     /** Appends one validated batch at the end; on failure the file is cut back and nothing is published. */
     void append(ByteBuffer batch, long batchBaseOffset, long lastOffset, long batchMaxTimestamp)
             throws IOException {
+        append(batch, EMPTY, batchBaseOffset, lastOffset, batchMaxTimestamp);
+    }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    /**
+     * Appends one validated batch given in two parts, {@code head} then {@code rest} (a header patched in a buffer of
+     * its own, and the records where they lie); on failure the file is cut back and nothing is published.
+     */
+    void append(ByteBuffer head, ByteBuffer rest, long batchBaseOffset, long lastOffset, long batchMaxTimestamp)
+            throws IOException {
         Invariant.check(batchBaseOffset == nextOffset, "segment %d: batch base offset %d, next offset %d",
                 baseOffset, batchBaseOffset, nextOffset);
         int position = sizeBytes;
-        int size = batch.remaining();
+        int size = head.remaining() + rest.remaining();
         try {
-            log.write(batch.duplicate(), position);
+            log.write(head.duplicate(), position);
+            if (rest.hasRemaining()) {
+                log.write(rest.duplicate(), position + head.remaining());
+            }
         } catch (IOException e) {
             // A partial write (disk full) must not survive: cut the file back to the last whole batch.
             try {

@@ -42,10 +42,12 @@ public final class KafkaServer implements Closeable {
     private final Channel serverChannel;
     private final String transport;
     private final NetworkTraffic traffic;
+    private final RequestBytesBudget budget;
 
     private KafkaServer(EventLoopGroup boss, EventLoopGroup workers, ConnectionLimiter limiter, Channel channel,
-            String transport, NetworkTraffic traffic) {
+            String transport, NetworkTraffic traffic, RequestBytesBudget budget) {
         this.traffic = traffic;
+        this.budget = budget;
         this.bossGroup = boss;
         this.workerGroup = workers;
         this.limiter = limiter;
@@ -60,6 +62,15 @@ public final class KafkaServer implements Closeable {
      */
     public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
             int connectionsMax, int ioThreads) throws InterruptedException {
+        return start(host, port, handler, requestBytesMax, connectionsMax, ioThreads, RequestBytesBudget.UNBOUNDED);
+    }
+
+    /**
+     * As {@link #start(String, int, RequestHandler, int, int, int)}, with a broker-wide budget of request bytes read
+     * and not yet answered ({@code queued.max.request.bytes}; -1 for none).
+     */
+    public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
+            int connectionsMax, int ioThreads, long queuedRequestBytesMax) throws InterruptedException {
         if (requestBytesMax > Limits.REQUEST_BYTES_MAX) {
             throw new IllegalArgumentException("requestBytesMax " + requestBytesMax + " exceeds REQUEST_BYTES_MAX "
                     + Limits.REQUEST_BYTES_MAX);
@@ -74,6 +85,7 @@ public final class KafkaServer implements Closeable {
         ConnectionLimiter limiter = new ConnectionLimiter(connectionsMax);
         AtomicLong connectionIds = new AtomicLong();
         NetworkTraffic traffic = new NetworkTraffic();
+        RequestBytesBudget budget = new RequestBytesBudget(queuedRequestBytesMax);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(channelClass)
@@ -99,14 +111,14 @@ public final class KafkaServer implements Closeable {
                                 .addLast("frame", new LengthFieldBasedFrameDecoder(requestBytesMax, 0,
                                         Framing.SIZE_PREFIX_BYTES, 0, Framing.SIZE_PREFIX_BYTES, true))
                                 .addLast("requests", new RequestChannelHandler(handler, context,
-                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic));
+                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic, budget));
                     }
                 });
         try {
             Channel channel = bootstrap.bind(host, port).sync().channel();
             String transport = epoll ? "epoll" : "nio";
             LOG.info("Kafka listener on {} ({})", channel.localAddress(), transport);
-            return new KafkaServer(boss, workers, limiter, channel, transport, traffic);
+            return new KafkaServer(boss, workers, limiter, channel, transport, traffic, budget);
         } catch (RuntimeException | InterruptedException e) {
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -124,6 +136,11 @@ public final class KafkaServer implements Closeable {
 
     public int openConnections() {
         return limiter.openConnections();
+    }
+
+    /** Bytes of requests read and not yet answered, over all connections. */
+    public long queuedRequestBytes() {
+        return budget.usedBytes();
     }
 
     /** Bytes of request frames received, size prefixes included, since start. */

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection: decodes each frame, hands it to the {@link RequestHandler}, and writes responses in
  * request order however the handlers' futures complete (Kafka clients match responses to their oldest
- * in-flight request). At most {@code inflightMax} requests are outstanding: beyond that the channel stops
- * reading until responses drain, so one pipelining client cannot queue unbounded work.
+ * in-flight request). At most {@code inflightMax} requests are outstanding, and the broker-wide
+ * {@link RequestBytesBudget} must have room: otherwise the channel stops reading until responses drain, so neither
+ * one pipelining client nor many together can queue unbounded work.
  *
  * <p>A malformed frame closes this connection with one log line; no other connection notices. All state is
  * touched on the channel's event loop only.
@@ -37,21 +38,31 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     private final RequestContext context;
     private final int inflightMax;
     private final NetworkTraffic traffic;
+    private final RequestBytesBudget budget;
+    /** Whether this connection asked the budget to wake it (it stopped reading for want of room). */
+    private boolean waitingForRoom;
     /** Requests in arrival order; the head is written as soon as its response is ready. */
     private final ArrayDeque<Slot> inflight = new ArrayDeque<>();
     private boolean closed;
 
     /** A request awaiting its turn to be answered. */
     private static final class Slot {
+        final long frameBytes;
         boolean ready;
         List<Object> parts;
+
+        Slot(long frameBytes) {
+            this.frameBytes = frameBytes;
+        }
     }
 
-    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax, NetworkTraffic traffic) {
+    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax, NetworkTraffic traffic,
+            RequestBytesBudget budget) {
         this.handler = handler;
         this.context = context;
         this.inflightMax = inflightMax;
         this.traffic = traffic;
+        this.budget = budget;
     }
 
     @Override
@@ -59,7 +70,8 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         // One copy into a heap buffer that the garbage collector owns: decoded records are slices of it and may
         // be kept by Raft (its log cache) long after this read, so they must not point into a pooled buffer.
-        traffic.onRead(Framing.SIZE_PREFIX_BYTES + (long) frame.readableBytes());
+        long frameBytes = Framing.SIZE_PREFIX_BYTES + (long) frame.readableBytes();
+        traffic.onRead(frameBytes);
         ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
         try {
             frame.readBytes(bytes);
@@ -78,10 +90,10 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!request.isSupported()) {
-            onUnsupported(ctx, request);
+            onUnsupported(ctx, request, frameBytes);
             return;
         }
-        Slot slot = enqueue(ctx);
+        Slot slot = enqueue(ctx, frameBytes);
         CompletableFuture<Struct> response;
         try {
             response = handler.handle(context, request);
@@ -97,10 +109,10 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void onUnsupported(ChannelHandlerContext ctx, RequestFrame request) {
+    private void onUnsupported(ChannelHandlerContext ctx, RequestFrame request, long frameBytes) {
         if (request.header().apiKey() == ApiKey.API_VERSIONS.id()) {
             // KIP-511: answer an unknown ApiVersions version in v0 format so the client can downgrade.
-            Slot slot = enqueue(ctx);
+            Slot slot = enqueue(ctx, frameBytes);
             slot.ready = true;
             slot.parts = List.of(Unpooled.wrappedBuffer(
                     ProtocolCodec.encodeUnsupportedVersionResponse(request.header())));
@@ -111,13 +123,33 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
                 + request.header().apiVersion());
     }
 
-    private Slot enqueue(ChannelHandlerContext ctx) {
-        Slot slot = new Slot();
+    private Slot enqueue(ChannelHandlerContext ctx, long frameBytes) {
+        Slot slot = new Slot(frameBytes);
         inflight.addLast(slot);
-        if (inflight.size() >= inflightMax) {
-            ctx.channel().config().setAutoRead(false);
-        }
+        budget.take(frameBytes);
+        updateReading(ctx);
         return slot;
+    }
+
+    /**
+     * Reads from the connection only while it has fewer than {@code inflightMax} requests in flight and the broker's
+     * request-bytes budget has room; when the budget is what stops it, asks to be woken once there is room.
+     */
+    private void updateReading(ChannelHandlerContext ctx) {
+        boolean room = budget.hasRoom();
+        boolean read = room && inflight.size() < inflightMax;
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+        if (!room && !waitingForRoom) {
+            waitingForRoom = true;
+            budget.awaitRoom(() -> ctx.executor().execute(() -> {
+                waitingForRoom = false;
+                if (!closed) {
+                    updateReading(ctx);
+                }
+            }));
+        }
     }
 
     private void onResponse(ChannelHandlerContext ctx, Slot slot, RequestFrame request, Struct body,
@@ -161,6 +193,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (!inflight.isEmpty() && inflight.peekFirst().ready) {
             Slot slot = inflight.removeFirst();
+            budget.giveBack(slot.frameBytes);
             if (slot.parts != null) {
                 for (Object part : slot.parts) {
                     ctx.write(part, ctx.voidPromise());
@@ -171,9 +204,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         if (wrote) {
             ctx.flush();
         }
-        if (inflight.size() < inflightMax && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-        }
+        updateReading(ctx);
     }
 
     @Override
@@ -189,6 +220,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
         for (Slot slot : inflight) {
+            budget.giveBack(slot.frameBytes);
             if (slot.parts != null) {
                 slot.parts.forEach(ReferenceCountUtil::release);
             }

@@ -71,6 +71,44 @@ public final class CommandCodec {
     }
 
     /** Decodes a command; the Append batch is a slice of {@code bytes}. Malformed bytes: CommandFormatException. */
+    /** Bytes before the batch in an Append command: format version, type, append time. */
+    static final int APPEND_HEADER_BYTES = 2 + 8;
+
+    /**
+     * The command as parts to be sent as one entry without joining them: an Append is its 10-byte header and the
+     * batch itself (not copied; it must not change until the command is applied), anything else one buffer.
+     */
+    public static ByteBuffer[] encodeParts(Command command) {
+        if (command instanceof Append a) {
+            ByteBuffer header = ByteBuffer.allocate(APPEND_HEADER_BYTES);
+            header.put(FORMAT_VERSION).put(APPEND).putLong(a.appendTimeMs()).flip();
+            return new ByteBuffer[] {header, a.batch().duplicate()};
+        }
+        return new ByteBuffer[] {encode(command)};
+    }
+
+    /**
+     * Decodes a command held in several buffers (a Raft entry built from {@link #encodeParts}, as the leader has it),
+     * without copying when they are the parts encodeParts made; any other split is joined first.
+     */
+    public static Command decodeCommand(java.util.List<ByteBuffer> parts) {
+        if (parts.size() == 1) {
+            return decodeCommand(parts.get(0));
+        }
+        ByteBuffer first = parts.get(0);
+        if (parts.size() == 2 && first.remaining() == APPEND_HEADER_BYTES
+                && first.get(first.position()) == FORMAT_VERSION && first.get(first.position() + 1) == APPEND) {
+            return new Append(parts.get(1).slice(), first.getLong(first.position() + 2));
+        }
+        int size = 0;
+        for (ByteBuffer part : parts) {
+            size += part.remaining();
+        }
+        ByteBuffer joined = ByteBuffer.allocate(size);
+        parts.forEach(part -> joined.put(part.duplicate()));
+        return decodeCommand(joined.flip());
+    }
+
     public static Command decodeCommand(ByteBuffer bytes) {
         ByteBuffer in = bytes.duplicate();
         try {

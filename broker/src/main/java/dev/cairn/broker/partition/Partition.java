@@ -118,17 +118,12 @@ public final class Partition {
                 return new Result.Rejected(reject.error(), reject.reason());
             }
         }
-        // The entry's bytes are shared with Raft's log cache: rewrite the header of a private copy.
-        ByteBuffer copy = ByteBuffer.allocate(append.batch().remaining());
-        copy.put(append.batch().duplicate()).flip();
-        RecordBatch stored = new RecordBatch().wrap(copy, 0);
         long baseOffset = log.logEndOffset();
-        stored.setBaseOffset(baseOffset);
-        stored.setPartitionLeaderEpoch(leaderEpoch);
         // Time-based rolling compares the incoming batch's timestamp with the segment's first one, as Kafka does;
         // against the append time, a producer writing old timestamps (a replay, a mirror) rolled on every append.
         log.maybeRoll(maxTimestamp);
-        log.append(copy);
+        // The entry's bytes are shared with Raft's log cache: the log writes a patched copy of the header only.
+        log.appendAsNext(append.batch(), leaderEpoch);
         log.maybeFlush(append.appendTimeMs());
         long lastOffset = baseOffset + lastOffsetDelta;
         if (idempotent) {

@@ -170,8 +170,10 @@ public final class PartitionStateMachine extends BaseStateMachine {
                     + offline.getMessage()));
         }
         try {
+            // As a list: on the leader the entry is the rope of the command's parts (CommandCodec.encodeParts), and
+            // one buffer would be a copy of it.
             Command command = CommandCodec.decodeCommand(
-                    entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+                    entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBufferList());
             result = partition.apply(entry.getIndex(), (int) entry.getTerm(), command);
         } catch (CommandFormatException e) {
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());

@@ -23,7 +23,6 @@ import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -206,8 +205,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER,
                     tp + " is not hosted on broker " + nodeId));
         }
-        ByteBuffer bytes = CommandCodec.encode(command);
-        return host.submit(RaftGroupId.valueOf(gid), bytes)
+        return host.submit(RaftGroupId.valueOf(gid), CommandCodec.encodeParts(command))
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .handle((result, error) -> error != null ? timedOut(tp, error) : toResult(tp, result));
     }

@@ -26,7 +26,9 @@ public record RatisSettings(
         SizeInBytes logSegmentSizeMax,
         SizeInBytes logPreallocatedSize,
         SizeInBytes logWriteBufferSize,
-        boolean useMemoryLog) {
+        boolean useMemoryLog,
+        boolean fsyncBeforeAck,
+        int submitThreads) {
 
     /** Brokers on shared hosts see GC and scheduling pauses: 1-2 s avoids needless elections (RATIS-1149). */
     public static final TimeDuration ELECTION_TIMEOUT_MIN_DEFAULT = TimeDuration.valueOf(1000,
@@ -43,6 +45,8 @@ public record RatisSettings(
             java.util.concurrent.TimeUnit.MILLISECONDS);
     public static final TimeDuration FIRST_ELECTION_TIMEOUT_MAX = TimeDuration.valueOf(150,
             java.util.concurrent.TimeUnit.MILLISECONDS);
+    /** Threads that hand commands to Raft groups (SubmitLanes), Kafka's {@code num.io.threads} default. */
+    public static final int SUBMIT_THREADS_DEFAULT = 8;
     /** How long a follower RPC may take before it counts as failed. */
     public static final TimeDuration REQUEST_TIMEOUT_DEFAULT = TimeDuration.valueOf(3000,
             java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -86,12 +90,14 @@ public record RatisSettings(
     public static RatisSettings defaults(File storageDir, String host, int port) {
         return new RatisSettings(storageDir, host, port, ELECTION_TIMEOUT_MIN_DEFAULT, ELECTION_TIMEOUT_MAX_DEFAULT,
                 REQUEST_TIMEOUT_DEFAULT, SNAPSHOT_AUTO_TRIGGER_THRESHOLD_DEFAULT, PURGE_GAP_DEFAULT,
-                LOG_SEGMENT_SIZE_MAX_DEFAULT, LOG_PREALLOCATED_SIZE_DEFAULT, LOG_WRITE_BUFFER_SIZE_DEFAULT, false);
+                LOG_SEGMENT_SIZE_MAX_DEFAULT, LOG_PREALLOCATED_SIZE_DEFAULT, LOG_WRITE_BUFFER_SIZE_DEFAULT, false,
+                false, SUBMIT_THREADS_DEFAULT);
     }
 
     public RatisSettings withSnapshotThreshold(long threshold) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
-                threshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize, useMemoryLog);
+                threshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize, useMemoryLog,
+                fsyncBeforeAck, submitThreads);
     }
 
     /**
@@ -101,7 +107,27 @@ public record RatisSettings(
     public RatisSettings withBatchBytesMax(int batchBytesMax) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize,
-                writeBufferFor(batchBytesMax), useMemoryLog);
+                writeBufferFor(batchBytesMax), useMemoryLog, fsyncBeforeAck, submitThreads);
+    }
+
+    /**
+     * Whether an entry counts towards a majority only once fsynced ({@code true}: Ratis's default, what Kafka gives
+     * with {@code flush.messages=1}), or once written to the operating system ({@code false}: what Kafka gives by
+     * default, acks=all answered once the in-sync replicas have the record in their page cache). With {@code false}
+     * Ratis still fsyncs each group write at once, on a thread of its own, so the acknowledgement does not wait for
+     * it; a process crash loses nothing, a power failure of a majority at once can lose the last milliseconds.
+     */
+    public RatisSettings withFsyncBeforeAck(boolean fsync) {
+        return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
+                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
+                useMemoryLog, fsync, submitThreads);
+    }
+
+    /** Sets the threads that hand commands to Raft groups, off the network threads (SubmitLanes). */
+    public RatisSettings withSubmitThreads(int threads) {
+        return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
+                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
+                useMemoryLog, fsyncBeforeAck, threads);
     }
 
     RaftProperties toProperties() {
@@ -133,6 +159,9 @@ public record RatisSettings(
         // installing it, and a dead follower no longer pins the leader's Raft log on disk.
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
         RaftServerConfigKeys.Log.setUseMemory(properties, useMemoryLog);
+        // Unsafe flush: the flush index moves when the entries are written to the file, and the fsync runs after
+        // it on the log's flush thread (withFsyncBeforeAck).
+        RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !fsyncBeforeAck);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotAutoTriggerThreshold);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);

@@ -48,6 +48,33 @@ class LogTest {
         return TestBatches.bytes(slice.readBytes());
     }
 
+    /**
+     * Issue 17: appendAsNext writes the batch with the next base offset and the given leader epoch without touching
+     * the caller's bytes (the Raft log cache shares them), and what it writes is a valid batch.
+     */
+    @Test
+    void appendAsNextPatchesTheWrittenHeaderNotTheCallersBytes() throws IOException {
+        Path dir = tempDir.resolve("t-1");
+        ByteBuffer unassigned = TestBatches.batch(0, 3, 5, 40, 1);
+        byte[] before = TestBatches.bytes(unassigned);
+        try (Log log = Log.open(new NioFileIo(), dir, small())) {
+            log.append(TestBatches.batch(0, 2, 5, 10, 1));
+            assertEquals(5, log.appendAsNext(unassigned, 9));
+            assertArrayEquals(before, TestBatches.bytes(unassigned), "the caller's batch is unchanged");
+            LogSlice slice = log.read(2, 1 << 20, Long.MAX_VALUE);
+            ByteBuffer written = ByteBuffer.wrap(readAll(slice));
+            dev.cairn.protocol.record.RecordBatch batch = dev.cairn.protocol.record.RecordBatch.of(written);
+            assertEquals(2, batch.baseOffset());
+            assertEquals(4, batch.lastOffset());
+            assertEquals(9, batch.partitionLeaderEpoch());
+            assertTrue(batch.isChecksumValid(), "base offset and epoch lie outside the CRC");
+            assertEquals(before.length, written.remaining());
+        }
+        try (Log reopened = Log.open(new NioFileIo(), dir, small())) {
+            assertEquals(5, reopened.logEndOffset(), "recovery reads the patched batch back");
+        }
+    }
+
     @Test
     void appendsAndReadsBackOnDisk() throws IOException {
         Path dir = tempDir.resolve("t-0");

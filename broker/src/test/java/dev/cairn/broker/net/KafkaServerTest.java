@@ -192,4 +192,60 @@ class KafkaServerTest {
             assertEquals(id, readResponse(socket.getInputStream(), (short) 3).correlationId());
         }
     }
+
+    /**
+     * Issue 17: queued.max.request.bytes. With a budget smaller than one request, a connection whose request is
+     * unanswered reads nothing more, on that connection or another, until the answer is written; then both are
+     * served, in order, and the budget is whole again.
+     */
+    @Test
+    void aSpentRequestBytesBudgetStopsReadingUntilResponsesLeave() throws Exception {
+        server.close();
+        java.util.concurrent.BlockingQueue<CompletableFuture<Struct>> held =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        RequestHandler holding = (context, request) -> {
+            CompletableFuture<Struct> future = new CompletableFuture<>();
+            held.add(future);
+            return future;
+        };
+        server = KafkaServer.start("127.0.0.1", 0, new ApiDispatcher(Map.of(ApiKey.API_VERSIONS, holding)),
+                REQUEST_BYTES_MAX, 100, 1, 10);
+        Socket first = connect();
+        first.getOutputStream().write(apiVersionsRequest((short) 3, 1));
+        CompletableFuture<Struct> answerFirst = held.poll(30, TimeUnit.SECONDS);
+        assertTrue(answerFirst != null && server.queuedRequestBytes() > 10, "the first request spent the budget");
+        Socket second = connect();
+        second.getOutputStream().write(apiVersionsRequest((short) 3, 2));
+        first.getOutputStream().write(apiVersionsRequest((short) 3, 3));
+        // The second connection was reading when it connected: it may take its one frame beyond the budget.
+        CompletableFuture<Struct> answerSecond = held.poll(2, TimeUnit.SECONDS);
+        assertEquals(null, held.poll(1, TimeUnit.SECONDS), "nothing more is read while the budget is spent");
+        answerFirst.complete(ApiKey.apiVersionsResponse(ErrorCode.NONE));
+        assertEquals(1, readResponse(first.getInputStream(), (short) 3).correlationId());
+        int handled = 1;
+        if (answerSecond != null) {
+            answerSecond.complete(ApiKey.apiVersionsResponse(ErrorCode.NONE));
+            handled++;
+        }
+        while (handled < 3) {
+            CompletableFuture<Struct> next = held.poll(30, TimeUnit.SECONDS);
+            assertTrue(next != null, "reading resumed once answers left");
+            next.complete(ApiKey.apiVersionsResponse(ErrorCode.NONE));
+            handled++;
+        }
+        assertEquals(3, readResponse(first.getInputStream(), (short) 3).correlationId());
+        assertEquals(2, readResponse(second.getInputStream(), (short) 3).correlationId());
+        Await.until(() -> server.queuedRequestBytes() == 0, "the budget given back");
+    }
+
+    /** Polls a condition for up to 30 s. */
+    private static final class Await {
+        static void until(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!condition.getAsBoolean()) {
+                assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+        }
+    }
 }

@@ -27,6 +27,25 @@ class CommandCodecTest {
         }
     }
 
+    /** Issue 17: an Append travels as two parts (header, batch) and decodes from them without a copy. */
+    @Test
+    void appendPartsDecodeToASliceOfTheBatch() {
+        ByteBuffer batch = ByteBuffer.wrap(new byte[] {9, 8, 7, 6});
+        ByteBuffer[] parts = CommandCodec.encodeParts(new Command.Append(batch, 55L));
+        assertEquals(2, parts.length);
+        Command.Append append = assertInstanceOf(Command.Append.class, CommandCodec.decodeCommand(List.of(parts)));
+        assertEquals(55L, append.appendTimeMs());
+        assertEquals(batch, append.batch());
+        assertEquals(true, append.batch().hasArray() && append.batch().array() == batch.array(), "not copied");
+        // Any other split (a follower's entry comes as one buffer; a rope may split anywhere) decodes the same.
+        ByteBuffer whole = CommandCodec.encode(new Command.Append(batch, 55L));
+        List<ByteBuffer> oddSplit = List.of(whole.duplicate().limit(3), whole.duplicate().position(3));
+        assertEquals(append, CommandCodec.decodeCommand(oddSplit));
+        assertEquals(append, CommandCodec.decodeCommand(List.of(whole)));
+        Command commit = new Command.CommitOffset("g", 1, 2, "m", 3L);
+        assertEquals(commit, CommandCodec.decodeCommand(List.of(CommandCodec.encodeParts(commit))));
+    }
+
     @Test
     void resultsRoundTrip() {
         for (Result result : List.of(new Result.Appended(10, 14, -1, 0, false),

@@ -46,7 +46,7 @@ class RaftHostTest {
         RatisSettings settings = RatisSettings.defaults(dir.resolve("n" + id).toFile(), "127.0.0.1", port);
         RaftHost host = new RaftHost(id, settings, groupId -> {
             RecordingStateMachine machine = new RecordingStateMachine();
-            machines.put(id, machine);
+            machines.put(groupId.equals(GROUP) ? id : id + "/" + groupId, machine);
             return machine;
         });
         host.start();
@@ -72,6 +72,37 @@ class RaftHostTest {
         assertEquals("c1", machines.get("1").applied.get(0));
         assertEquals("c200", machines.get("1").applied.get(199));
         assertTrue(host.role(GROUP).orElseThrow().term() >= 1);
+    }
+
+    /**
+     * Issue 17: a group stuck on its way into the Raft log (here: its startTransaction waits on a gate) holds one
+     * submit thread, not the caller and not other groups. The submit call returns at once, and 100 commands to another
+     * group commit while the first is stuck; once released, the stuck group applies its command too.
+     */
+    @Test
+    void aStuckGroupDoesNotHoldUpTheCallerOrOtherGroups() throws Exception {
+        int port = freePort();
+        RaftHost host = startHost("1", port);
+        RaftGroupId stuck = RaftGroupId.valueOf(UUID.nameUUIDFromBytes("stuck".getBytes(StandardCharsets.UTF_8)));
+        host.addGroup(GROUP, List.of(RaftHost.peer("1", "127.0.0.1:" + port)));
+        host.addGroup(stuck, List.of(RaftHost.peer("1", "127.0.0.1:" + port)));
+        waitFor(() -> host.role(GROUP).map(GroupRole::isLeader).orElse(false)
+                && host.role(stuck).map(GroupRole::isLeader).orElse(false), "leaders of both groups");
+        RecordingStateMachine stuckMachine = machines.get("1/" + stuck);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        stuckMachine.gate = release;
+        var stuckResult = host.submit(stuck, utf8("stuck-1"));
+        var queuedBehind = host.submit(stuck, utf8("stuck-2"));
+        waitFor(() -> stuckMachine.waitingAtGate.get() == 1, "the stuck group's submit waiting at its gate");
+        for (int i = 1; i <= 100; i++) {
+            assertInstanceOf(SubmitResult.Applied.class, host.submit(GROUP, utf8("f" + i)).get(30, TimeUnit.SECONDS));
+        }
+        assertTrue(!stuckResult.isDone() && !queuedBehind.isDone(), "the stuck group's commands are still waiting");
+        release.countDown();
+        assertInstanceOf(SubmitResult.Applied.class, stuckResult.get(30, TimeUnit.SECONDS));
+        assertInstanceOf(SubmitResult.Applied.class, queuedBehind.get(30, TimeUnit.SECONDS));
+        assertEquals(List.of("stuck-1", "stuck-2"), stuckMachine.applied, "one group's commands keep their order");
+        assertEquals(100, machines.get("1").applied.size());
     }
 
     @Test

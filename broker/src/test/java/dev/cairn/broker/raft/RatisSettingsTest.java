@@ -50,4 +50,13 @@ class RatisSettingsTest {
         assertTrue(firstMax * 4 <= ordinaryMin, "first election within " + firstMax + " ms, ordinary " + ordinaryMin);
         assertEquals(RatisSettings.ELECTION_TIMEOUT_MIN_DEFAULT.toLong(TimeUnit.MILLISECONDS), ordinaryMin);
     }
+
+    /** Issue 17: Kafka's default durability unless log.flush.interval.messages=1 asks for fsync before the ack. */
+    @Test
+    void acknowledgesOnWriteByDefaultAndOnFsyncWhenAsked() {
+        assertEquals(true, org.apache.ratis.server.RaftServerConfigKeys.Log.unsafeFlushEnabled(
+                properties(defaults())));
+        assertEquals(false, org.apache.ratis.server.RaftServerConfigKeys.Log.unsafeFlushEnabled(
+                properties(defaults().withFsyncBeforeAck(true))));
+    }
 }
