@@ -208,6 +208,10 @@ public final class KafkaNode {
         }
         if (allKnown || System.nanoTime() >= deadlineNs) {
             io.reply(src, body, MAPPER.createObjectNode().put("type", "init_ok"));
+            // Issue 22: start-up time, process start to init_ok, on stderr for every run (the JVM's uptime counts
+            // from its own start, a few milliseconds after the process's).
+            LOG.info("init_ok {} ms after the JVM started ({} leaders known)", ManagementFactory.getRuntimeMXBean()
+                    .getUptime(), allKnown ? "all" : "not all");
             return;
         }
         io.timer().schedule(() -> replyInitOkOnceLeadersKnown(src, body, deadlineNs), INIT_LEADER_POLL_MS,

@@ -1,0 +1,48 @@
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+
+/**
+ * Creates a topic with Kafka's own Admin client and waits until every partition has a leader; prints the seconds
+ * both took. Used by bench/partition-scale.sh against Cairn and Kafka alike.
+ *
+ *   java -cp "bench-work/kafka-libs/*" bench/kafka-compare/CreateTopic.java BOOTSTRAP TOPIC PARTITIONS RF
+ */
+public final class CreateTopic {
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        String topic = args[1];
+        int partitions = Integer.parseInt(args[2]);
+        short replicationFactor = Short.parseShort(args[3]);
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrap);
+        props.put("default.api.timeout.ms", "600000");
+        props.put("request.timeout.ms", "300000");
+        long start = System.nanoTime();
+        try (Admin admin = Admin.create(props)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor)))
+                    .all().get(10, TimeUnit.MINUTES);
+            long created = System.nanoTime();
+            long deadline = created + TimeUnit.MINUTES.toNanos(10);
+            while (true) {
+                Map<String, TopicDescription> described = admin.describeTopics(List.of(topic)).allTopicNames()
+                        .get(1, TimeUnit.MINUTES);
+                long led = described.get(topic).partitions().stream().filter(p -> p.leader() != null
+                        && p.leader().id() >= 0).count();
+                if (led == partitions) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(led + " of " + partitions + " partitions have a leader");
+                }
+                Thread.sleep(200);
+            }
+            long ready = System.nanoTime();
+            System.out.printf("created_s=%.1f leaders_s=%.1f%n", (created - start) / 1e9, (ready - start) / 1e9);
+        }
+    }
+}
