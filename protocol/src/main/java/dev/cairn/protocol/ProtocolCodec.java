@@ -31,7 +31,19 @@ public final class ProtocolCodec {
      * valid (a pooled network buffer unreleased) for as long as the body is used.
      */
     public static RequestFrame decodeRequest(ByteBuffer frame) {
-        Readable in = new ByteBufferReadable(frame.duplicate());
+        return decodeRequest(new ByteBufferReadable(frame.duplicate()));
+    }
+
+    /**
+     * As {@link #decodeRequest(ByteBuffer)}, but the request holds nothing of {@code frame}: record batches are
+     * copied out, each into a heap buffer of its own (the one copy of a produced batch), so the frame can go back to
+     * the network layer's pool as soon as this returns.
+     */
+    public static RequestFrame decodeRequestDetached(ByteBuffer frame) {
+        return decodeRequest(new ByteBufferReadable(frame.duplicate(), true));
+    }
+
+    private static RequestFrame decodeRequest(Readable in) {
         RequestHeader header = RequestHeader.read(in);
         ApiKey apiKey = ApiKey.forId(header.apiKey());
         if (apiKey == null || !apiKey.isSupported(header.apiVersion())) {

@@ -14,7 +14,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ReferenceCountUtil;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -68,26 +67,25 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
-        // One copy into a heap buffer that the garbage collector owns: decoded records are slices of it and may
-        // be kept by Raft (its log cache) long after this read, so they must not point into a pooled buffer.
         long frameBytes = Framing.SIZE_PREFIX_BYTES + (long) frame.readableBytes();
         traffic.onRead(frameBytes);
-        ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
-        try {
-            frame.readBytes(bytes);
-        } finally {
-            ReferenceCountUtil.release(frame);
-        }
-        bytes.flip();
         if (closed) {
+            ReferenceCountUtil.release(frame);
             return;
         }
+        // Decoded straight from Netty's buffer, which goes back to its pool at once: the request keeps copies only.
+        // Each record batch is copied into a heap buffer of its own (the one copy of a produced batch in Cairn's
+        // code): Raft keeps batches in its log cache long after this read, and a batch must keep only its own bytes
+        // alive, not the whole request it came in (a produce to 8 partitions pinned 8 times its size, and the heap
+        // ran out), nor point into a pooled buffer.
         RequestFrame request;
         try {
-            request = ProtocolCodec.decodeRequest(bytes);
+            request = ProtocolCodec.decodeRequestDetached(frame.nioBuffer());
         } catch (DecodeException e) {
             closeWithReason(ctx, "malformed request: " + e.getMessage());
             return;
+        } finally {
+            ReferenceCountUtil.release(frame);
         }
         if (!request.isSupported()) {
             onUnsupported(ctx, request, frameBytes);

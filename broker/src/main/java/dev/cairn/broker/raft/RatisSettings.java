@@ -80,6 +80,15 @@ public record RatisSettings(
      */
     public static final SizeInBytes SNAPSHOT_CHUNK_BYTES_MAX = SizeInBytes.valueOf("1MB");
 
+    /**
+     * Closed Raft log segments whose entries a group keeps in heap (Ratis's default is 6, up to 200 MB, per group).
+     * The cache serves followers that are slightly behind; older entries are read back from the segment file. With
+     * the default a broker ran out of a 1 GiB heap after three 8-partition topics of 400 MB each (6 x 8 MB per
+     * group); with 2 a busy group keeps at most about 3 segments (24 MB) in heap, the open one included.
+     */
+    public static final int LOG_SEGMENT_CACHE_NUM_MAX = 2;
+    public static final SizeInBytes LOG_SEGMENT_CACHE_BYTES_MAX = SizeInBytes.valueOf("16MB");
+
     /** Ratis's own gRPC message limit, kept unless the largest entry needs more. */
     private static final SizeInBytes GRPC_MESSAGE_BYTES_MAX_DEFAULT = SizeInBytes.valueOf("64MB");
 
@@ -154,6 +163,8 @@ public record RatisSettings(
         GrpcConfigKeys.setMessageSizeMax(properties, SizeInBytes.valueOf(Math.max(GRPC_MESSAGE_BYTES_MAX_DEFAULT
                 .getSize(), logWriteBufferSize.getSize() + RAFT_ENTRY_OVERHEAD_BYTES)));
         RaftServerConfigKeys.Log.setPurgeGap(properties, purgeGap);
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(properties, LOG_SEGMENT_CACHE_NUM_MAX);
+        RaftServerConfigKeys.Log.setSegmentCacheSizeMax(properties, LOG_SEGMENT_CACHE_BYTES_MAX);
         // Purge up to the snapshot even when a peer has not committed that far: a partition snapshot carries the
         // segment files, producer state and offsets, so a follower behind the purge point is caught up by
         // installing it, and a dead follower no longer pins the leader's Raft log on disk.

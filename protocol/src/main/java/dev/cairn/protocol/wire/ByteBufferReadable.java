@@ -8,9 +8,21 @@ import java.nio.ByteBuffer;
  */
 public final class ByteBufferReadable implements Readable {
     private final ByteBuffer buffer;
+    private final boolean copySlices;
 
+    /** Slices ({@link #readSlice}) are views of {@code buffer}. */
     public ByteBufferReadable(ByteBuffer buffer) {
+        this(buffer, false);
+    }
+
+    /**
+     * With {@code copySlices}, each {@link #readSlice} is copied into a heap buffer of exactly its size: what is
+     * decoded holds nothing of {@code buffer}, which may then be reused, and a slice kept long (a record batch in
+     * Raft's log cache) keeps only its own bytes alive, not the whole request it came in.
+     */
+    public ByteBufferReadable(ByteBuffer buffer, boolean copySlices) {
         this.buffer = buffer;
+        this.copySlices = copySlices;
     }
 
     private void require(int bytes) {
@@ -72,6 +84,12 @@ public final class ByteBufferReadable implements Readable {
     @Override
     public ByteBuffer readSlice(int length) {
         require(length);
+        if (copySlices) {
+            ByteBuffer copy = ByteBuffer.allocate(length);
+            copy.put(buffer.slice().limit(length)).flip();
+            buffer.position(buffer.position() + length);
+            return copy;
+        }
         ByteBuffer slice = buffer.slice();
         slice.limit(length);
         buffer.position(buffer.position() + length);
