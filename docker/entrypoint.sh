@@ -59,4 +59,4 @@ if [ "$command" = healthcheck ]; then
   exec "$java" ${CAIRN_HEALTHCHECK_JAVA_OPTS:--Xmx64m -XX:TieredStopAtLevel=1} -jar "$CAIRN_JAR" healthcheck "$@"
 fi
 # exec: the JVM becomes this process, so SIGTERM from `docker stop` reaches it and it shuts down cleanly.
-exec "$java" ${CAIRN_JAVA_OPTS:-} -jar "$CAIRN_JAR" start "$@"
+exec "$java" -XX:+ExitOnOutOfMemoryError ${CAIRN_JAVA_OPTS:-} -jar "$CAIRN_JAR" start "$@"
