@@ -249,7 +249,9 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
-        config.queuedMaxRequestBytes();
+        if (config.queuedMaxRequestBytes() == 0) {
+            throw new ConfigException("queued.max.request.bytes must be positive, or -1 for no bound; got 0");
+        }
         config.validate();
         return config;
     }

@@ -60,6 +60,17 @@ class BrokerConfigTest {
     }
 
     @Test
+    void requestBytesBudgetIsPositiveOrUnbounded() {
+        assertEquals(268_435_456L, BrokerConfig.fromMap(Map.of()).queuedMaxRequestBytes());
+        assertEquals(-1L, BrokerConfig.fromMap(Map.of("queued.max.request.bytes", "-1")).queuedMaxRequestBytes());
+        ConfigException zero = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("queued.max.request.bytes", "0")));
+        assertTrue(zero.getMessage().contains("queued.max.request.bytes"), zero.getMessage());
+        assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("num.io.threads", "0")));
+    }
+
+    @Test
     void readmeDocumentsEveryKeyWithItsDefault() throws java.io.IOException {
         String readme = java.nio.file.Files.readString(Path.of("..", "README.md"));
         for (ConfigKey<?> key : BrokerConfig.KEYS) {
