@@ -19,10 +19,10 @@ KAFKA_CLIENTS_VERSION = "4.4.0"
 
 # API name -> (lowest, highest) version whose fields are declared. Must cover ApiKey's supported range.
 DECLARED_VERSIONS = {
-    "ApiVersions": (0, 3), "Metadata": (1, 4), "Produce": (3, 7), "Fetch": (4, 11), "ListOffsets": (1, 2),
+    "ApiVersions": (0, 3), "Metadata": (1, 13), "Produce": (3, 7), "Fetch": (4, 11), "ListOffsets": (1, 2),
     "OffsetCommit": (2, 7), "OffsetFetch": (1, 7), "FindCoordinator": (0, 2), "JoinGroup": (0, 5),
     "SyncGroup": (0, 3), "Heartbeat": (0, 3), "LeaveGroup": (0, 1), "InitProducerId": (0, 4),
-    "CreateTopics": (2, 4), "DeleteTopics": (1, 1), "DescribeCluster": (0, 0), "ListGroups": (0, 2),
+    "CreateTopics": (2, 4), "DeleteTopics": (1, 1), "DescribeCluster": (0, 0), "ListGroups": (0, 5),
     "DescribeGroups": (0, 3), "CreatePartitions": (0, 3), "DescribeConfigs": (1, 4),
 }
 

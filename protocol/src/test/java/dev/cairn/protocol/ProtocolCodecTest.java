@@ -26,6 +26,7 @@ import dev.cairn.protocol.wire.RecordsPayload;
 import dev.cairn.protocol.wire.Writable;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -293,15 +294,28 @@ class ProtocolCodecTest {
     }
 
     @Test
-    void trailingBytesAndMalformedHeadersAreDecodeExceptions() {
+    void truncatedBodiesAndMalformedHeadersAreDecodeExceptions() {
         RequestHeader header = new RequestHeader(ApiKey.METADATA.id(), (short) 4, 1, "c");
         Struct body = new Struct(MetadataRequest.SCHEMA).set(MetadataRequest.TOPICS, null);
         ByteBuffer frame = withoutSizePrefix(ProtocolCodec.encodeRequest(header, body));
-        ByteBuffer longer = ByteBuffer.allocate(frame.remaining() + 1).put(frame.duplicate()).put((byte) 0).flip();
-        assertThrows(DecodeException.class, () -> ProtocolCodec.decodeRequest(longer));
         ByteBuffer shorter = frame.duplicate().limit(frame.limit() - 1);
         assertThrows(DecodeException.class, () -> ProtocolCodec.decodeRequest(shorter));
         assertThrows(DecodeException.class, () -> ProtocolCodec.decodeRequest(ByteBuffer.allocate(3)));
+    }
+
+    /**
+     * librdkafka 2.x's Metadata v13 request for all topics, as captured on the wire: three bytes follow the body.
+     * Kafka 4.4 answers it, so Cairn reads the body and ignores them.
+     */
+    @Test
+    void bytesAfterARequestBodyAreIgnoredAsKafkaIgnoresThem() {
+        ByteBuffer librdkafka = ByteBuffer.wrap(HexFormat.of().parseHex(
+                "0003000d00000003000772646b61666b610000000000010000"));
+        RequestFrame request = ProtocolCodec.decodeRequest(librdkafka);
+        assertEquals(13, request.apiVersion());
+        assertEquals("rdkafka", request.header().clientId());
+        assertNull(request.body().get(MetadataRequest.TOPICS), "all topics");
+        assertEquals(false, request.body().get(MetadataRequest.ALLOW_AUTO_TOPIC_CREATION));
     }
 
     @Test

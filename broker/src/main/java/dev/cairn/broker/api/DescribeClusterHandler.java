@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.DescribeClusterRequest;
 import dev.cairn.protocol.message.DescribeClusterResponse;
 import dev.cairn.protocol.message.DescribeClusterResponse.DescribeClusterBroker;
 import dev.cairn.protocol.schema.Struct;
@@ -14,13 +15,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * DescribeCluster (key 60), version 0, which Admin's describeCluster tries before falling back to Metadata: the
  * registered brokers, the cluster id and the controller, named by the same rule as in Metadata responses so
- * both answers agree. Cairn has no authorizer, so cluster authorized operations are omitted (Kafka's
- * {@code Integer.MIN_VALUE}) even when asked for.
+ * both answers agree. Cairn has no authorizer: a client that asks for the cluster's authorized operations is told
+ * all of them, as Kafka without an authorizer tells it.
  */
 public final class DescribeClusterHandler implements RequestHandler {
-    /** Kafka's "authorized operations not provided". */
-    static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
-
     private final MetadataService metadata;
     private final String clusterId;
 
@@ -31,6 +29,7 @@ public final class DescribeClusterHandler implements RequestHandler {
 
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        boolean askedForOperations = request.body().get(DescribeClusterRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS);
         List<Struct> brokers = new ArrayList<>();
         // Live brokers only, as Kafka lists unfenced ones (see MetadataHandler#brokers).
         for (BrokerInfo broker : metadata.image().liveBrokers().values()) {
@@ -47,6 +46,7 @@ public final class DescribeClusterHandler implements RequestHandler {
                 .set(DescribeClusterResponse.CLUSTER_ID, clusterId)
                 .set(DescribeClusterResponse.CONTROLLER_ID, MetadataHandler.controllerIdOrSelf(metadata))
                 .set(DescribeClusterResponse.BROKERS, brokers)
-                .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED));
+                .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS,
+                        AuthorizedOperations.answer(askedForOperations, AuthorizedOperations.CLUSTER)));
     }
 }

@@ -32,7 +32,11 @@ import java.util.concurrent.CompletableFuture;
  *   <li>BROKER: this broker's keys ({@link BrokerConfig#KEYS}), read-only because none can change while it runs.
  *   The name must be this node's id, or empty (Kafka's "default broker config"; Cairn answers it with the same
  *   list); another id is answered INVALID_REQUEST, since Kafka's Admin sends a broker resource to that broker.</li>
- *   <li>Any other type (BROKER_LOGGER, CLIENT_METRICS, GROUP) is answered INVALID_REQUEST for that resource.</li>
+ *   <li>GROUP: no configs. Kafka 4.4's group configs ({@code consumer.*}, {@code share.*}, {@code streams.*})
+ *   all belong to the group protocols of KIP-848, KIP-932 and KIP-1071, which Cairn does not serve; its groups are
+ *   classic groups, which have no group-level configs in Kafka either. So any group id gets an empty list rather
+ *   than values for settings that would change nothing (an empty id is INVALID_REQUEST).</li>
+ *   <li>Any other type (BROKER_LOGGER, CLIENT_METRICS) is answered INVALID_REQUEST for that resource.</li>
  * </ul>
  * Configuration keys, when listed, select configs by name; names Cairn does not have are simply absent, as in Kafka.
  * Synonyms, when asked for, list every source of a config's value, the effective one first, as Kafka does. Nothing
@@ -44,6 +48,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
     /** Kafka's resource type ids (ConfigResource.Type). */
     static final byte RESOURCE_TYPE_TOPIC = 2;
     static final byte RESOURCE_TYPE_BROKER = 4;
+    static final byte RESOURCE_TYPE_GROUP = 32;
 
     private final MetadataService metadata;
     private final BrokerConfig config;
@@ -97,9 +102,13 @@ public final class DescribeConfigsHandler implements RequestHandler {
                 return describeTopic(resource, name, wanted, options);
             case RESOURCE_TYPE_BROKER:
                 return describeBroker(resource, name, wanted, options);
+            case RESOURCE_TYPE_GROUP:
+                return name == null || name.isEmpty()
+                        ? error(resource, ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+                        : ok(resource, List.of());
             default:
                 return error(resource, ErrorCode.INVALID_REQUEST, "resource type " + resourceTypeName(type)
-                        + " is not supported; Cairn describes TOPIC and BROKER configs");
+                        + " is not supported; Cairn describes TOPIC, BROKER and GROUP configs");
         }
     }
 
@@ -210,7 +219,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
             case RESOURCE_TYPE_BROKER -> "BROKER";
             case 8 -> "BROKER_LOGGER";
             case 16 -> "CLIENT_METRICS";
-            case 32 -> "GROUP";
+            case RESOURCE_TYPE_GROUP -> "GROUP";
             default -> "UNKNOWN (" + type + ")";
         };
     }

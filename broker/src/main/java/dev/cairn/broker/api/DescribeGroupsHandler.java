@@ -16,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * DescribeGroups (key 15), versions 0-3: each group's state, protocol and members. A group another broker
  * coordinates is answered NOT_COORDINATOR so Admin asks that broker; a group nobody knows is Dead with no error,
- * as Kafka answers below v6. Authorized operations are not computed (Cairn has no ACLs), so the field keeps its
- * "not provided" default.
+ * as Kafka answers below v6. A client that asks for authorized operations (v3) is told every group operation, as
+ * Kafka without an authorizer tells it, on each group answered without an error.
  */
 public final class DescribeGroupsHandler implements RequestHandler {
     private final GroupCoordinator coordinator;
@@ -29,8 +29,14 @@ public final class DescribeGroupsHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         List<Struct> groups = new ArrayList<>();
+        boolean askedForOperations = request.body().get(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS);
         for (String groupId : request.body().get(DescribeGroupsRequest.GROUPS)) {
-            groups.add(describe(groupId));
+            Struct group = describe(groupId);
+            if (group.get(DescribedGroup.ERROR_CODE) == ErrorCode.NONE.code()) {
+                group.set(DescribedGroup.AUTHORIZED_OPERATIONS,
+                        AuthorizedOperations.answer(askedForOperations, AuthorizedOperations.GROUP));
+            }
+            groups.add(group);
         }
         return CompletableFuture.completedFuture(new Struct(DescribeGroupsResponse.SCHEMA)
                 .set(DescribeGroupsResponse.THROTTLE_TIME_MS, 0)

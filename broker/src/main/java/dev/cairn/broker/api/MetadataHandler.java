@@ -23,14 +23,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Metadata (key 3): brokers, the controller (the metadata group's leader), and per partition its Raft leader
- * and replicas. Unknown topics are created when auto-creation is on and the client allows it; the answer for
- * them is LEADER_NOT_AVAILABLE until their groups have a leader, which clients retry (as with Kafka).
+ * Metadata (key 3), versions 1-13: brokers, the controller (the metadata group's leader), and per partition its
+ * Raft leader, leader epoch (the Raft term), replicas, in-sync replicas and offline replicas (those on brokers
+ * that are not live). Unknown topics are created when auto-creation is on and the client allows it; the answer
+ * for them is LEADER_NOT_AVAILABLE until their groups have a leader, which clients retry (as with Kafka).
+ *
+ * <p>From v10 every topic carries its id and a client may ask for topics by id; an id nobody knows is answered
+ * UNKNOWN_TOPIC_ID and never auto-creates. A client that asks for authorized operations (v8+) is told all of
+ * them, as Kafka without an authorizer tells it.
  */
 public final class MetadataHandler implements RequestHandler {
+    /** Kafka's "no topic id": the zero UUID. */
+    static final UUID NO_TOPIC_ID = new UUID(0L, 0L);
+    /** Kafka's "leader epoch unknown". */
+    static final int NO_LEADER_EPOCH = -1;
+    /** Metadata v10-11 carry topic ids in answers only; from v12 a client may ask for a topic by id. */
+    static final short FIRST_VERSION_WITH_TOPIC_IDS = 12;
+
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
     private final TopicCreator creator;
@@ -56,28 +69,69 @@ public final class MetadataHandler implements RequestHandler {
         MetadataImage image = metadata.image();
         List<Struct> requested = body.get(MetadataRequest.TOPICS);
         boolean allowAutoCreate = body.get(MetadataRequest.ALLOW_AUTO_TOPIC_CREATION);
+        int topicOperations = AuthorizedOperations.answer(
+                body.get(MetadataRequest.INCLUDE_TOPIC_AUTHORIZED_OPERATIONS), AuthorizedOperations.TOPIC);
         Set<String> names = new LinkedHashSet<>();
+        Set<UUID> unknownIds = new LinkedHashSet<>();
         if (requested == null) {
             names.addAll(image.topics().keySet());
+        } else if (request.apiVersion() < FIRST_VERSION_WITH_TOPIC_IDS && namesATopicById(requested)) {
+            // Kafka refuses ids below v12, and a v10-11 answer cannot carry a null name.
+            List<Struct> refused = new ArrayList<>();
+            for (Struct topic : requested) {
+                String name = topic.get(MetadataRequest.MetadataRequestTopic.NAME);
+                refused.add(topicError(name == null ? "" : name, NO_TOPIC_ID, ErrorCode.INVALID_REQUEST));
+            }
+            return CompletableFuture.completedFuture(answer(body, image, refused));
         } else {
             for (Struct topic : requested) {
-                names.add(topic.get(MetadataRequest.MetadataRequestTopic.NAME));
+                UUID topicId = topic.get(MetadataRequest.MetadataRequestTopic.TOPIC_ID);
+                if (topicId != null && !NO_TOPIC_ID.equals(topicId)) {
+                    image.topicById(topicId).ifPresentOrElse(known -> names.add(known.name()),
+                            () -> unknownIds.add(topicId));
+                } else {
+                    names.add(topic.get(MetadataRequest.MetadataRequestTopic.NAME));
+                }
             }
         }
         List<Struct> topics = new ArrayList<>();
         for (String name : names) {
-            TopicInfo topic = image.topics().get(name);
+            TopicInfo topic = name == null ? null : image.topics().get(name);
             if (topic != null) {
-                topics.add(describe(image, topic));
+                topics.add(describe(image, topic).set(MetadataResponseTopic.TOPIC_AUTHORIZED_OPERATIONS,
+                        topicOperations));
             } else {
-                topics.add(topicError(name, onUnknownTopic(name, allowAutoCreate)));
+                ErrorCode error = name == null ? ErrorCode.UNKNOWN_TOPIC_ID : onUnknownTopic(name, allowAutoCreate);
+                topics.add(topicError(name, NO_TOPIC_ID, error));
             }
         }
-        return CompletableFuture.completedFuture(new Struct(MetadataResponse.SCHEMA)
+        for (UUID topicId : unknownIds) {
+            topics.add(topicError(null, topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+        }
+        return CompletableFuture.completedFuture(answer(body, image, topics));
+    }
+
+    private static boolean namesATopicById(List<Struct> requested) {
+        for (Struct topic : requested) {
+            UUID topicId = topic.get(MetadataRequest.MetadataRequestTopic.TOPIC_ID);
+            if (topic.get(MetadataRequest.MetadataRequestTopic.NAME) == null
+                    || (topicId != null && !NO_TOPIC_ID.equals(topicId))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Struct answer(Struct body, MetadataImage image, List<Struct> topics) {
+        return new Struct(MetadataResponse.SCHEMA)
+                .set(MetadataResponse.THROTTLE_TIME_MS, 0)
                 .set(MetadataResponse.BROKERS, brokers(image))
                 .set(MetadataResponse.CLUSTER_ID, clusterId)
                 .set(MetadataResponse.CONTROLLER_ID, controllerIdOrSelf(metadata))
-                .set(MetadataResponse.TOPICS, topics));
+                .set(MetadataResponse.TOPICS, topics)
+                .set(MetadataResponse.CLUSTER_AUTHORIZED_OPERATIONS, AuthorizedOperations.answer(
+                        body.get(MetadataRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS), AuthorizedOperations.CLUSTER))
+                .set(MetadataResponse.ERROR_CODE, ErrorCode.NONE.code());
     }
 
     private ErrorCode onUnknownTopic(String name, boolean allowAutoCreate) {
@@ -136,6 +190,8 @@ public final class MetadataHandler implements RequestHandler {
             Leadership local = partitions.leadership(tp);
             Optional<PartitionState> published = image.partitionState(tp);
             int leader = local.leaderId() >= 0 ? local.leaderId() : published.map(PartitionState::leaderId).orElse(-1);
+            int leaderEpoch = local.leaderId() >= 0 ? local.leaderEpoch()
+                    : published.map(PartitionState::leaderEpoch).orElse(NO_LEADER_EPOCH);
             List<Integer> isr = published.filter(state -> state.leaderId() == leader).map(PartitionState::isr)
                     .orElse(leader >= 0 ? List.of(leader) : List.of());
             partitionStructs.add(new Struct(MetadataResponsePartition.SCHEMA)
@@ -143,20 +199,35 @@ public final class MetadataHandler implements RequestHandler {
                             (leader >= 0 ? ErrorCode.NONE : ErrorCode.LEADER_NOT_AVAILABLE).code())
                     .set(MetadataResponsePartition.PARTITION_INDEX, p)
                     .set(MetadataResponsePartition.LEADER_ID, leader)
+                    .set(MetadataResponsePartition.LEADER_EPOCH, leader >= 0 ? leaderEpoch : NO_LEADER_EPOCH)
                     .set(MetadataResponsePartition.REPLICA_NODES, replicas)
-                    .set(MetadataResponsePartition.ISR_NODES, isr));
+                    .set(MetadataResponsePartition.ISR_NODES, isr)
+                    .set(MetadataResponsePartition.OFFLINE_REPLICAS, offline(image, replicas)));
         }
         return new Struct(MetadataResponseTopic.SCHEMA)
                 .set(MetadataResponseTopic.ERROR_CODE, ErrorCode.NONE.code())
                 .set(MetadataResponseTopic.NAME, topic.name())
+                .set(MetadataResponseTopic.TOPIC_ID, topic.topicId())
                 .set(MetadataResponseTopic.IS_INTERNAL, false)
                 .set(MetadataResponseTopic.PARTITIONS, partitionStructs);
     }
 
-    private static Struct topicError(String name, ErrorCode error) {
+    /** The replicas on brokers that are not live, as Kafka lists replicas on fenced or offline brokers. */
+    private static List<Integer> offline(MetadataImage image, List<Integer> replicas) {
+        List<Integer> offline = new ArrayList<>();
+        for (int replica : replicas) {
+            if (!image.liveBrokers().containsKey(replica)) {
+                offline.add(replica);
+            }
+        }
+        return offline;
+    }
+
+    private static Struct topicError(String name, UUID topicId, ErrorCode error) {
         return new Struct(MetadataResponseTopic.SCHEMA)
                 .set(MetadataResponseTopic.ERROR_CODE, error.code())
                 .set(MetadataResponseTopic.NAME, name)
+                .set(MetadataResponseTopic.TOPIC_ID, topicId)
                 .set(MetadataResponseTopic.IS_INTERNAL, false)
                 .set(MetadataResponseTopic.PARTITIONS, List.of());
     }

@@ -239,13 +239,27 @@ class DescribeConfigsHandlerTest {
     @Test
     void otherResourceTypesAreInvalidPerResource() {
         List<Struct> results = describe(4, false, false, resource(BROKER_LOGGER, "1", null),
-                resource(GROUP, "g", null), resource((byte) 99, "x", null), resource(TOPIC, "plain", null));
+                resource((byte) 99, "x", null), resource(TOPIC, "plain", null));
 
         assertError(results.get(0), ErrorCode.INVALID_REQUEST, "resource type BROKER_LOGGER is not supported");
         assertEquals(BROKER_LOGGER, results.get(0).get(DescribeConfigsResult.RESOURCE_TYPE));
-        assertError(results.get(1), ErrorCode.INVALID_REQUEST, "resource type GROUP is not supported");
-        assertError(results.get(2), ErrorCode.INVALID_REQUEST, "99");
-        assertEquals(ErrorCode.NONE.code(), results.get(3).get(DescribeConfigsResult.ERROR_CODE));
+        assertError(results.get(1), ErrorCode.INVALID_REQUEST, "99");
+        assertEquals(ErrorCode.NONE.code(), results.get(2).get(DescribeConfigsResult.ERROR_CODE));
+    }
+
+    /** Kafka 4.4's group configs are all for group protocols Cairn does not serve; a classic group has none. */
+    @Test
+    void aGroupHasNoConfigsAndAnEmptyGroupIdIsInvalid() {
+        List<Struct> results = describe(4, true, true, resource(GROUP, "g", null),
+                resource(GROUP, "never-seen", List.of("consumer.session.timeout.ms")), resource(GROUP, "", null));
+
+        for (Struct result : results.subList(0, 2)) {
+            assertEquals(ErrorCode.NONE.code(), result.get(DescribeConfigsResult.ERROR_CODE));
+            assertEquals(GROUP, result.get(DescribeConfigsResult.RESOURCE_TYPE));
+            assertEquals(List.of(), result.get(DescribeConfigsResult.CONFIGS));
+        }
+        assertEquals("g", results.get(0).get(DescribeConfigsResult.RESOURCE_NAME));
+        assertError(results.get(2), ErrorCode.INVALID_REQUEST, "Group name must not be empty");
     }
 
     @Test

@@ -20,6 +20,7 @@ import dev.cairn.protocol.message.ListGroupsRequest;
 import dev.cairn.protocol.message.ListGroupsResponse;
 import dev.cairn.protocol.message.ListGroupsResponse.ListedGroup;
 import dev.cairn.protocol.schema.Struct;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +48,11 @@ class DescribeGroupsHandlerTest {
                 Map.of(joined.memberId(), new byte[] {4, 2}), 0).join();
         Struct response = call(new DescribeGroupsHandler(coordinator), ApiKey.DESCRIBE_GROUPS, 3,
                 new Struct(DescribeGroupsRequest.SCHEMA).set(DescribeGroupsRequest.GROUPS,
-                        List.of("orders", "elsewhere", "nobody")));
+                        List.of("orders", "elsewhere", "nobody"))
+                        .set(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS, true));
+        Struct withoutOperations = call(new DescribeGroupsHandler(coordinator), ApiKey.DESCRIBE_GROUPS, 3,
+                new Struct(DescribeGroupsRequest.SCHEMA).set(DescribeGroupsRequest.GROUPS, List.of("orders"))
+                        .set(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS, false));
         List<Struct> groups = response.get(DescribeGroupsResponse.GROUPS);
         Struct orders = groups.get(0);
         assertEquals(ErrorCode.NONE.code(), orders.get(DescribedGroup.ERROR_CODE));
@@ -60,7 +65,12 @@ class DescribeGroupsHandlerTest {
         assertEquals("/10.0.0.1", member.get(DescribedGroupMember.CLIENT_HOST));
         assertArrayEquals(new byte[] {9}, member.get(DescribedGroupMember.MEMBER_METADATA));
         assertArrayEquals(new byte[] {4, 2}, member.get(DescribedGroupMember.MEMBER_ASSIGNMENT));
+        // Kafka 4.4 without an authorizer: READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (3, 6, 8, 10, 11).
+        assertEquals(0b1101_0100_1000, orders.get(DescribedGroup.AUTHORIZED_OPERATIONS));
+        assertEquals(Integer.MIN_VALUE, withoutOperations.get(DescribeGroupsResponse.GROUPS).get(0)
+                .get(DescribedGroup.AUTHORIZED_OPERATIONS));
         assertEquals(ErrorCode.NOT_COORDINATOR.code(), groups.get(1).get(DescribedGroup.ERROR_CODE));
+        assertEquals(Integer.MIN_VALUE, groups.get(1).get(DescribedGroup.AUTHORIZED_OPERATIONS));
         assertEquals(ErrorCode.NONE.code(), groups.get(2).get(DescribedGroup.ERROR_CODE));
         assertEquals("Dead", groups.get(2).get(DescribedGroup.GROUP_STATE));
 
@@ -69,5 +79,36 @@ class DescribeGroupsHandlerTest {
         assertEquals(1, listed.get(ListGroupsResponse.GROUPS).size());
         assertEquals("orders", listed.get(ListGroupsResponse.GROUPS).get(0).get(ListedGroup.GROUP_ID));
         assertEquals("consumer", listed.get(ListGroupsResponse.GROUPS).get(0).get(ListedGroup.PROTOCOL_TYPE));
+    }
+
+    /** ListGroups v4 filters by state and v5 by type, ignoring case, as Kafka 4.4 does (checked on the wire). */
+    @Test
+    void listGroupsFiltersByStateAndType() throws Exception {
+        JoinResult joined = coordinator.join(new JoinRequest("stable", "", null, "app", "/10.0.0.1", 10_000, 10_000,
+                "consumer", List.of(new Protocol("range", new byte[] {9})), false), 0).join();
+        coordinator.sync("stable", joined.generationId(), joined.memberId(), null,
+                Map.of(joined.memberId(), new byte[] {1}), 0).join();
+        coordinator.join(new JoinRequest("joining", "", null, "app", "/10.0.0.1", 10_000, 10_000,
+                "consumer", List.of(new Protocol("range", new byte[] {9})), false), 0);
+
+        assertEquals(Map.of("stable", "Stable", "joining", "CompletingRebalance"), listed(List.of(), List.of()));
+        assertEquals(Map.of("stable", "Stable"), listed(List.of("STABLE"), List.of()));
+        assertEquals(Map.of("joining", "CompletingRebalance"), listed(List.of("completingrebalance", "Empty"),
+                List.of("Classic")));
+        assertEquals(Map.of(), listed(List.of("Dead"), List.of()));
+        assertEquals(Map.of(), listed(List.of(), List.of("consumer", "share")));
+        assertEquals(Map.of(), listed(List.of(), List.of("no-such-type")));
+    }
+
+    private Map<String, String> listed(List<String> states, List<String> types) throws Exception {
+        Struct response = call(new ListGroupsHandler(coordinator), ApiKey.LIST_GROUPS, 5,
+                new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER, states)
+                        .set(ListGroupsRequest.TYPES_FILTER, types));
+        Map<String, String> stateByGroup = new HashMap<>();
+        for (Struct group : response.get(ListGroupsResponse.GROUPS)) {
+            assertEquals("classic", group.get(ListedGroup.GROUP_TYPE));
+            stateByGroup.put(group.get(ListedGroup.GROUP_ID), group.get(ListedGroup.GROUP_STATE));
+        }
+        return stateByGroup;
     }
 }
