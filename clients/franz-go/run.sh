@@ -3,6 +3,7 @@
 # loopback, and prints "N passed, N failed, N skipped". Usage: clients/franz-go/run.sh [--brokers 1|3]
 # Needs Go (franz-go's source comes through the Go module proxy; nothing of it is kept in this repository), a JDK and
 # Maven. The tests in skip.txt are left out, each with its reason; tests franz-go skips itself are listed as skipped.
+# FRANZ_GO_RUN=regexp runs only the matching tests (go test -run), e.g. FRANZ_GO_RUN='^TestGroupETL$'.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -11,6 +12,7 @@ brokers=1
 [ "$brokers" = 1 ] || [ "$brokers" = 3 ] || { echo "franz-go: --brokers must be 1 or 3" >&2; exit 2; }
 version=v1.22.3                      # the franz-go release whose tests are run
 test_timeout=${FRANZ_GO_TEST_TIMEOUT:-20m}
+run_filter=${FRANZ_GO_RUN:-.}
 start_wait_s=120                     # how long a broker may take to start
 
 work=$(mktemp -d)
@@ -79,7 +81,7 @@ echo "franz-go $version kgo tests against $brokers Cairn broker(s) at $seeds"
 skip=$(grep -v '^#' clients/franz-go/skip.txt | cut -f1 | grep . | paste -sd'|')
 status=0
 (cd "$work/franz-go" && KGO_SEEDS="$seeds" KGO_TEST_RF="$brokers" KGO_LOG_LEVEL=none \
-  go test -count=1 -v -timeout "$test_timeout" -skip "^($skip)\$" ./pkg/kgo) >"$work/go-test.log" 2>&1 || status=$?
+  go test -count=1 -v -timeout "$test_timeout" -run "$run_filter" -skip "^($skip)\$" ./pkg/kgo) >"$work/go-test.log" 2>&1 || status=$?
 
 passed=$(grep -c '^--- PASS' "$work/go-test.log" || true)
 failed=$(grep -c '^--- FAIL' "$work/go-test.log" || true)

@@ -26,15 +26,23 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Raft clients for partition groups this broker reaches without leading them (offset commits and reads through the
- * partition's leader), one per group, built from the group's replicas in metadata and kept until close.
+ * partition's leader), one per group, built from the group's replicas in metadata and kept until close, or until
+ * the client gives up: once a request has used up its retries (the leader's broker died and no new leader answered
+ * in time), Ratis closes that client for good, so it is dropped and the next request builds a fresh one. Kept, it
+ * failed every later commit and offset read for the partition, and a consumer group stalled until its restart.
  */
 final class LeaderClients implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderClients.class);
     /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
     private static final int CLIENT_RETRIES_MAX = 20;
     private static final long CLIENT_RETRY_SLEEP_MS = 100;
@@ -53,22 +61,53 @@ final class LeaderClients implements Closeable {
 
     /** Replicates {@code command} through the group's leader, wherever it is. */
     CompletableFuture<Result> send(TopicPartition tp, ByteBuffer command, long timeoutMs) {
-        Optional<RaftClient> client = client(tp);
-        if (client.isEmpty()) {
-            return unknown(tp);
-        }
-        return client.get().async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(command)))
-                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> result(tp, reply, error));
+        return call(tp, client -> client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(command))),
+                timeoutMs);
     }
 
     /** Asks the group's leader a read-only query. */
     CompletableFuture<Result> query(TopicPartition tp, ByteBuffer query, long timeoutMs) {
-        Optional<RaftClient> client = client(tp);
-        if (client.isEmpty()) {
+        return call(tp, client -> client.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))),
+                timeoutMs);
+    }
+
+    private CompletableFuture<Result> call(TopicPartition tp,
+            Function<RaftClient, CompletableFuture<RaftClientReply>> request, long timeoutMs) {
+        Optional<Group> group = group(tp);
+        if (group.isEmpty()) {
             return unknown(tp);
         }
-        return client.get().async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query)))
-                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> result(tp, reply, error));
+        UUID gid = group.get().gid();
+        RaftClient client = clients.computeIfAbsent(gid, id -> newClient(id, group.get().replicas()));
+        return request.apply(client).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> {
+            if (closedForGood(error)) {
+                discard(gid, client);
+            }
+            return result(tp, reply, error);
+        });
+    }
+
+    /** Whether a client's failure means Ratis has closed it: it answers nothing any more. */
+    static boolean closedForGood(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RaftRetryFailureException || cause instanceof AlreadyClosedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops a closed client unless another request already replaced it; closing waits for no network thread. */
+    private void discard(UUID gid, RaftClient client) {
+        if (clients.remove(gid, client)) {
+            CompletableFuture.runAsync(() -> {
+                try {
+                    client.close();
+                } catch (IOException e) {
+                    LOG.debug("closing the client of group {}: {}", gid, e.toString());
+                }
+            });
+        }
     }
 
     private static CompletableFuture<Result> unknown(TopicPartition tp) {
@@ -84,19 +123,26 @@ final class LeaderClients implements Closeable {
         return CommandCodec.decodeResult(reply.getMessage().getContent().asReadOnlyByteBuffer());
     }
 
-    private Optional<RaftClient> client(TopicPartition tp) {
+    /** A partition's Raft group and its replicas, as metadata lists them now. */
+    private record Group(UUID gid, List<Integer> replicas) {
+    }
+
+    private Optional<Group> group(TopicPartition tp) {
         Optional<TopicInfo> topic = images.get().topic(tp.topic());
         if (topic.isEmpty() || tp.partition() < 0 || tp.partition() >= topic.get().partitionCount()) {
             return Optional.empty();
         }
-        UUID gid = PartitionGroups.groupId(topic.get().topicId(), tp.partition());
-        List<Integer> replicas = topic.get().replicas().get(tp.partition());
-        return Optional.of(clients.computeIfAbsent(gid, id -> RaftClient.newBuilder()
-                .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(id), peers.apply(replicas)))
+        return Optional.of(new Group(PartitionGroups.groupId(topic.get().topicId(), tp.partition()),
+                topic.get().replicas().get(tp.partition())));
+    }
+
+    private RaftClient newClient(UUID gid, List<Integer> replicas) {
+        return RaftClient.newBuilder()
+                .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(gid), peers.apply(replicas)))
                 .setProperties(properties)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_RETRIES_MAX,
                         TimeDuration.valueOf(CLIENT_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
-                .build()));
+                .build();
     }
 
     @Override

@@ -1,0 +1,74 @@
+package dev.cairn.broker.raft;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.cluster.ClusterMetadata;
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.partition.Result;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client that used up its retries is closed by Ratis for good; LeaderClients must build a fresh one for the next
+ * request. The one it kept answered every later commit and offset read with AlreadyClosedException, and a
+ * consumer group whose partition leader's broker had stopped never read its committed offsets again.
+ */
+class LeaderClientsTest {
+    @Test
+    void theCausesThatMeanAClientIsClosedForGood() {
+        assertTrue(LeaderClients.closedForGood(new CompletionException(new RaftRetryFailureException(null, 20,
+                null, null))));
+        assertTrue(LeaderClients.closedForGood(new CompletionException(new AlreadyClosedException("closed"))));
+        assertFalse(LeaderClients.closedForGood(new java.util.concurrent.TimeoutException()));
+        assertFalse(LeaderClients.closedForGood(null));
+    }
+
+    @Test
+    @Timeout(60)
+    void aClientThatGaveUpIsReplacedForTheNextRequest() throws Exception {
+        // A bound, unconnected socket holds a port nobody listens on: every connection to it is refused.
+        try (Socket reserved = new Socket()) {
+            reserved.bind(new InetSocketAddress("127.0.0.1", 0));
+            String deadLeader = "127.0.0.1:" + reserved.getLocalPort();
+            ClusterMetadata metadata = new ClusterMetadata(change -> { });
+            metadata.apply(1, new MetadataCommand.CreateTopic(new TopicInfo("orders", UUID.randomUUID(),
+                    List.of(List.of(7)), Map.of())));
+            RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+            try (LeaderClients clients = new LeaderClients(metadata::image,
+                    ids -> List.of(RaftHost.peer("7", deadLeader)), settings.toProperties())) {
+                TopicPartition tp = new TopicPartition("orders", 0);
+                String first = clientIdOf(clients.query(tp, ByteBuffer.wrap(new byte[] {1}), 30_000)
+                        .get(40, TimeUnit.SECONDS));
+                String second = clientIdOf(clients.query(tp, ByteBuffer.wrap(new byte[] {1}), 30_000)
+                        .get(40, TimeUnit.SECONDS));
+                assertNotEquals(first, second, "the second request went through a new client");
+            }
+        }
+    }
+
+    /** The Ratis client named in a failure's message ("client-" and hex digits). */
+    private static String clientIdOf(Result result) {
+        Result.Rejected rejected = assertInstanceOf(Result.Rejected.class, result);
+        Matcher client = Pattern.compile("client-[0-9A-F]+").matcher(rejected.message());
+        assertTrue(client.find(), rejected.message());
+        return client.group();
+    }
+}
