@@ -2,7 +2,10 @@ package dev.cairn.broker.net;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The broker-wide budget of request bytes read and not yet answered ({@code queued.max.request.bytes}), shared by
@@ -12,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * again. So at most one frame per connection goes over the budget, never an unbounded queue.
  */
 final class RequestBytesBudget {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestBytesBudget.class);
     /** No broker-wide bound (Kafka's -1): only the per-connection in-flight limit applies. */
     static final long UNBOUNDED = -1;
 
@@ -35,10 +39,7 @@ final class RequestBytesBudget {
     void giveBack(long bytes) {
         long now = used.addAndGet(-bytes);
         if (hasRoom(now)) {
-            Runnable waiter;
-            while ((waiter = waiters.poll()) != null) {
-                waiter.run();
-            }
+            wakeAll();
         }
     }
 
@@ -59,9 +60,23 @@ final class RequestBytesBudget {
         waiters.add(wake);
         // Room may have come back between the caller's check and the add: then no giveBack will drain the queue.
         if (hasRoom()) {
-            Runnable waiter;
-            while ((waiter = waiters.poll()) != null) {
+            wakeAll();
+        }
+    }
+
+    /**
+     * Runs every waiting waker. A waker whose connection's event loop has shut down (only while the broker closes)
+     * throws; that connection is going away, so the others are still woken and the caller, which only gave bytes
+     * back, does not see it.
+     */
+    private void wakeAll() {
+        Runnable waiter;
+        while ((waiter = waiters.poll()) != null) {
+            try {
                 waiter.run();
+            } catch (RejectedExecutionException closing) {
+                LOG.debug("a paused connection could not be woken, its event loop has shut down: {}",
+                        closing.toString());
             }
         }
     }
