@@ -4,6 +4,7 @@
 # Needs Go (franz-go's source comes through the Go module proxy; nothing of it is kept in this repository), a JDK and
 # Maven. The tests in skip.txt are left out, each with its reason; tests franz-go skips itself are listed as skipped.
 # FRANZ_GO_RUN=regexp runs only the matching tests (go test -run), e.g. FRANZ_GO_RUN='^TestGroupETL$'.
+# FRANZ_GO_LOGS=dir keeps the brokers' logs and go test's output there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -20,6 +21,9 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ -n "${FRANZ_GO_LOGS:-}" ]; then
+    mkdir -p "$FRANZ_GO_LOGS" && cp "$work"/*.log "$FRANZ_GO_LOGS"/ 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
