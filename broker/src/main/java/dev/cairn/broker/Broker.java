@@ -61,7 +61,6 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.SortedMap;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -91,16 +90,16 @@ public final class Broker implements Closeable {
 
     private final BrokerConfig config;
     private final RatisCluster cluster;
-    private final ScheduledExecutorService timer;
+    private final BrokerTimers timers;
     private final KafkaServer server;
     /** The Prometheus endpoint, or null when metrics.port is -1. */
     private final MetricsServer metricsServer;
 
-    private Broker(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer, KafkaServer server,
+    private Broker(BrokerConfig config, RatisCluster cluster, BrokerTimers timers, KafkaServer server,
             MetricsServer metricsServer) {
         this.config = config;
         this.cluster = cluster;
-        this.timer = timer;
+        this.timers = timers;
         this.server = server;
         this.metricsServer = metricsServer;
     }
@@ -144,11 +143,8 @@ public final class Broker implements Closeable {
         // could not be replayed. Commits are rare next to produces; the cost is small.
         RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
                 RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true));
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "cairn-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
+        BrokerTimers timers = new BrokerTimers();
+        ScheduledExecutorService maintenance = timers.maintenance();
         KafkaServer server = null;
         MetricsServer metricsServer = null;
         String clusterId;
@@ -161,7 +157,7 @@ public final class Broker implements Closeable {
             clusterId = ClusterIdentity.agree(cluster, dataDir, localClusterId, REGISTRATION_WAIT_MS_MAX);
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
-                    handlers(config, cluster, timer, clusterId, groups, metrics), metrics);
+                    handlers(config, cluster, timers.requests(), clusterId, groups, metrics), metrics);
             try {
                 server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                         config.socketRequestMaxBytes(), config.maxConnections(),
@@ -175,21 +171,21 @@ public final class Broker implements Closeable {
                 metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);
             }
             register(cluster, config, server.port());
-            timer.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
+            maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            timer.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
+            maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             if (config.autoLeaderRebalanceEnable()) {
                 long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
-                timer.scheduleWithFixedDelay(() -> cluster.balanceLeadership(System.currentTimeMillis(),
+                maintenance.scheduleWithFixedDelay(() -> cluster.balanceLeadership(System.currentTimeMillis(),
                         LEADERSHIP_TRANSFER_TIMEOUT_MS),
                         balanceMs, balanceMs, TimeUnit.MILLISECONDS);
             }
             long interval = config.logRetentionCheckIntervalMs();
-            timer.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
+            maintenance.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
-            timer.scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()), GROUP_TICK_INTERVAL_MS,
-                    GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            timers.requests().scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()),
+                    GROUP_TICK_INTERVAL_MS, GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (metricsServer != null) {
                 metricsServer.close();
@@ -197,13 +193,13 @@ public final class Broker implements Closeable {
             if (server != null) {
                 server.close();
             }
-            timer.shutdownNow();
+            timers.close();
             cluster.close();
             throw e;
         }
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
-        return new Broker(config, cluster, timer, server, metricsServer);
+        return new Broker(config, cluster, timers, server, metricsServer);
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */
@@ -351,7 +347,7 @@ public final class Broker implements Closeable {
             metricsServer.close();
         }
         server.close();
-        timer.shutdownNow();
+        timers.close();
         cluster.close();
         LOG.info("Cairn node {} stopped", config.nodeId());
     }
