@@ -33,6 +33,7 @@ import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.group.GroupConfig;
 import dev.cairn.broker.group.GroupCoordinator;
+import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.NioFileIo;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.metrics.BrokerMetrics;
@@ -117,6 +118,11 @@ public final class Broker implements Closeable {
     }
 
     public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
+        return start(config, new NioFileIo());
+    }
+
+    /** As {@link #start(BrokerConfig)}, with the file access of segments and offsets given (tests inject faults). */
+    static Broker start(BrokerConfig config, FileIo io) throws IOException, InterruptedException {
         Path dataDir = config.dataDir().toAbsolutePath().normalize();
         Files.createDirectories(dataDir);
         String localClusterId = ClusterIdentity.local(dataDir);
@@ -138,7 +144,6 @@ public final class Broker implements Closeable {
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
-        NioFileIo io = new NioFileIo();
         // Synced writes: the Raft log is purged behind snapshots, so a commit lost from an unsynced RocksDB WAL
         // could not be replayed. Commits are rare next to produces; the cost is small.
         RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
