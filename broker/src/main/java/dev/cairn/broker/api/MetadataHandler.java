@@ -95,10 +95,12 @@ public final class MetadataHandler implements RequestHandler {
             }
         }
         List<Struct> topics = new ArrayList<>();
+        // Once per request: with a broker down, liveBrokers() builds a new map on each call.
+        Set<Integer> liveBrokers = image.liveBrokers().keySet();
         for (String name : names) {
             TopicInfo topic = name == null ? null : image.topics().get(name);
             if (topic != null) {
-                topics.add(describe(image, topic).set(MetadataResponseTopic.TOPIC_AUTHORIZED_OPERATIONS,
+                topics.add(describe(image, liveBrokers, topic).set(MetadataResponseTopic.TOPIC_AUTHORIZED_OPERATIONS,
                         topicOperations));
             } else {
                 ErrorCode error = name == null ? ErrorCode.UNKNOWN_TOPIC_ID : onUnknownTopic(name, allowAutoCreate);
@@ -181,7 +183,7 @@ public final class MetadataHandler implements RequestHandler {
         return brokers;
     }
 
-    private Struct describe(MetadataImage image, TopicInfo topic) {
+    private Struct describe(MetadataImage image, Set<Integer> liveBrokers, TopicInfo topic) {
         List<Struct> partitionStructs = new ArrayList<>();
         for (int p = 0; p < topic.partitionCount(); p++) {
             List<Integer> replicas = topic.replicas().get(p);
@@ -202,7 +204,7 @@ public final class MetadataHandler implements RequestHandler {
                     .set(MetadataResponsePartition.LEADER_EPOCH, leader >= 0 ? leaderEpoch : NO_LEADER_EPOCH)
                     .set(MetadataResponsePartition.REPLICA_NODES, replicas)
                     .set(MetadataResponsePartition.ISR_NODES, isr)
-                    .set(MetadataResponsePartition.OFFLINE_REPLICAS, offline(image, replicas)));
+                    .set(MetadataResponsePartition.OFFLINE_REPLICAS, offline(liveBrokers, replicas)));
         }
         return new Struct(MetadataResponseTopic.SCHEMA)
                 .set(MetadataResponseTopic.ERROR_CODE, ErrorCode.NONE.code())
@@ -213,10 +215,10 @@ public final class MetadataHandler implements RequestHandler {
     }
 
     /** The replicas on brokers that are not live, as Kafka lists replicas on fenced or offline brokers. */
-    private static List<Integer> offline(MetadataImage image, List<Integer> replicas) {
+    private static List<Integer> offline(Set<Integer> liveBrokers, List<Integer> replicas) {
         List<Integer> offline = new ArrayList<>();
         for (int replica : replicas) {
-            if (!image.liveBrokers().containsKey(replica)) {
+            if (!liveBrokers.contains(replica)) {
                 offline.add(replica);
             }
         }

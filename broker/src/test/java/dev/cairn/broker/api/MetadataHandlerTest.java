@@ -75,7 +75,13 @@ class MetadataHandlerTest {
     }
 
     private Struct metadata(int version, List<Struct> topics, boolean includeOperations) {
+        return metadata(version, topics, includeOperations, java.util.Set.of());
+    }
+
+    private Struct metadata(int version, List<Struct> topics, boolean includeOperations,
+            java.util.Set<Integer> deadBrokers) {
         FakeMetadataService cluster = new FakeMetadataService().withBrokers(1, 2).withTopic("orders", 2, 1);
+        cluster.submit(new MetadataCommand.UpdateDeadBrokers(deadBrokers));
         FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
         partitions.leadLocally(new dev.cairn.broker.cluster.TopicPartition("orders", 0));
         MetadataHandler withTopic = new MetadataHandler(cluster, partitions,
@@ -129,6 +135,17 @@ class MetadataHandlerTest {
         Struct leaderless = partitions.get(1);
         assertEquals(-1, leaderless.get(MetadataResponse.MetadataResponsePartition.LEADER_ID));
         assertEquals(-1, leaderless.get(MetadataResponse.MetadataResponsePartition.LEADER_EPOCH));
+    }
+
+    /** A replica on a broker the metadata leader no longer hears from is listed offline. */
+    @Test
+    void replicasOnDeadBrokersAreOffline() {
+        Struct response = metadata(13, List.of(byName("orders")), false, java.util.Set.of(1));
+        for (Struct partition : response.get(MetadataResponse.TOPICS).get(0).get(MetadataResponseTopic.PARTITIONS)) {
+            assertEquals(List.of(1), partition.get(MetadataResponse.MetadataResponsePartition.OFFLINE_REPLICAS));
+        }
+        assertTrue(response.get(MetadataResponse.BROKERS).stream()
+                .noneMatch(b -> b.get(MetadataResponse.MetadataResponseBroker.NODE_ID) == 1), "broker 1 is not listed");
     }
 
     /** Without an authorizer, Kafka answers every operation when asked and "not provided" otherwise. */
