@@ -6,9 +6,10 @@
 #   [PARTITIONS=8] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]   (defaults: 200000 records of 1024 bytes)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
-# Durability differs by default and the table should be read with that in mind: Kafka acknowledges acks=all
-# once the record is in the page cache of every in-sync replica (it does not fsync per write); Cairn
-# acknowledges after its Raft log entry is fsynced on a majority (here: the one node).
+# Both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
+# in the page cache of every in-sync replica (no fsync per write); Cairn acknowledges once a majority of replicas
+# (here: the one node) wrote the Raft entry to the operating system, with the fsync right after (README,
+# "Durability"; log.flush.interval.messages=1 makes it wait for the fsync).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/bench-work"
@@ -19,25 +20,14 @@ kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
 
-if [ ! -d "$work/kafka-libs" ] || [ -z "$(ls -A "$work/kafka-libs" 2>/dev/null)" ]; then
-  echo "bench: fetching Apache Kafka 4.4 from Maven Central into $work/kafka-libs" >&2
-  mvn -B -q -ntp -f "$here/bench/kafka-compare/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$work/kafka-libs" >&2
-fi
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
+fetch_kafka
 "$here/cairn" version >/dev/null   # builds the broker jar when needed
 
 pids=()
 cleanup() { for pid in "${pids[@]:-}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-
-wait_for_port() {   # port seconds
-  for _ in $(seq 1 $(( $2 * 2 ))); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.5; done
-  echo "bench: nothing listens on 127.0.0.1:$1 after $2 s" >&2; return 1
-}
-wait_for_log() {   # file pattern seconds
-  for _ in $(seq 1 $(( $3 * 2 ))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
-  echo "bench: timed out waiting for '$2' in $1" >&2; tail -20 "$1" >&2; return 1
-}
 
 # Apache Kafka, KRaft, one combined broker+controller.
 rm -rf "$work/kafka-data" "$work/cairn-data"

@@ -11,10 +11,10 @@
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates, bench/kafka-compare/pom.xml) into bench-work/
 # (git-ignored) on first use, and builds the broker and load-tool jars when they are missing or stale.
 #
-# Durability differs by default, and the tables should be read with that in mind. Kafka acknowledges acks=all
-# once every in-sync replica has the record in its page cache (flush.messages and flush.ms unset: no fsync per
-# write); with 3 brokers and min.insync.replicas=2 it needs at least 2 of them. Cairn acknowledges after the Raft
-# entry is fsynced (Ratis group commit; unsafe-flush off) on a majority of the replicas: 1 of 1, or 2 of 3.
+# Both run at their default durability, which is now the same kind. Kafka acknowledges acks=all once every in-sync
+# replica has the record in its page cache (flush.messages and flush.ms unset: no fsync per write); with 3 brokers
+# and min.insync.replicas=2 it needs at least 2 of them. Cairn acknowledges once a majority of the replicas (1 of 1,
+# or 2 of 3) wrote the Raft entry to the operating system, with the fsync right after (README, "Durability").
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/bench-work"
@@ -30,11 +30,9 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # ---------------------------------------------------------------- fetch and build
-if [ ! -d "$work/kafka-libs" ] || [ -z "$(ls -A "$work/kafka-libs" 2>/dev/null)" ]; then
-  echo "bench: fetching Apache Kafka 4.4 from Maven Central into $work/kafka-libs" >&2
-  mvn -B -q -ntp -f "$here/bench/kafka-compare/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$work/kafka-libs" >&2
-fi
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
+fetch_kafka
 broker_jar="$here/broker/target/cairn-broker.jar"
 load_jar="$here/jmh/target/cairn-load.jar"
 if [ ! -f "$broker_jar" ] || [ ! -f "$load_jar" ] || [ -n "$(find "$here/protocol/src/main" "$here/broker/src/main" \
@@ -52,11 +50,6 @@ stop_all() {   # stops the brokers this script started, by PID
   pids=()
 }
 trap stop_all EXIT
-
-wait_for_log() {   # file pattern seconds
-  for _ in $(seq 1 $(( $3 * 2 ))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
-  echo "bench: timed out waiting for '$2' in $1" >&2; tail -20 "$1" >&2; return 1
-}
 
 start_kafka() {   # brokers port_prefix: node i listens on (prefix+i)*1000+92, its controller on +93
   local n="$1" base="$2" voters="" id

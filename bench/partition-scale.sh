@@ -22,25 +22,14 @@ kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$out"
 
-if [ ! -d "$work/kafka-libs" ] || [ -z "$(ls -A "$work/kafka-libs" 2>/dev/null)" ]; then
-  echo "bench: fetching Apache Kafka 4.4 from Maven Central into $work/kafka-libs" >&2
-  mvn -B -q -ntp -f "$here/bench/kafka-compare/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$work/kafka-libs" >&2
-fi
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
+fetch_kafka
 "$here/cairn" version >/dev/null   # builds the broker jar when needed
 
 pid=""
 stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
 trap stop EXIT
-
-wait_for_log() {   # file pattern seconds
-  for _ in $(seq 1 $(( $3 * 2 ))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
-  echo "bench: timed out waiting for '$2' in $1" >&2; tail -20 "$1" >&2; return 1
-}
-wait_for_port() {   # port seconds
-  for _ in $(seq 1 $(( $2 * 2 ))); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.5; done
-  echo "bench: nothing listens on 127.0.0.1:$1 after $2 s" >&2; return 1
-}
 
 start_cairn() {   # dir
   java -Xmx1g -XX:NativeMemoryTracking=summary -jar "$here/broker/target/cairn-broker.jar" start \
