@@ -139,6 +139,7 @@ public final class Broker implements Closeable {
         }
         RatisSettings ratis = RatisSettings.defaults(dataDir.resolve("raft").toFile(), config.raftListener().host(),
                 config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries())
+                .withSnapshotIntervalBytes(config.raftSnapshotIntervalBytes())
                 .withBatchBytesMax(config.messageMaxBytes()).withFsyncBeforeAck(config.fsyncBeforeAck())
                 .withSubmitThreads(config.numIoThreads());
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),

@@ -100,6 +100,10 @@ public record BrokerConfig(
     public static final ConfigKey<Long> RAFT_SNAPSHOT_INTERVAL_ENTRIES = longKey("raft.snapshot.interval.entries",
             10_000L, 10, Long.MAX_VALUE, "Snapshot a partition every this many Raft entries, then purge its Raft "
             + "log; a follower behind the purge point is sent the snapshot with its segment files.");
+    public static final ConfigKey<Long> RAFT_SNAPSHOT_INTERVAL_BYTES = longKey("raft.snapshot.interval.bytes",
+            64L * 1024 * 1024, 1024 * 1024, Long.MAX_VALUE, "Snapshot a partition also once this many bytes of Raft "
+            + "entries were applied since its last snapshot, so its Raft log (which holds every batch until then) "
+            + "stays bounded by bytes as well as by entries.");
     public static final ConfigKey<Boolean> AUTO_LEADER_REBALANCE_ENABLE = boolKey("auto.leader.rebalance.enable",
             true, "Hand partition leadership back to preferred replicas that are in sync.");
     public static final ConfigKey<Long> LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS = longKey(
@@ -142,7 +146,7 @@ public record BrokerConfig(
             LOG_FLUSH_INTERVAL_MESSAGES,
             LOG_FLUSH_INTERVAL_MS, MESSAGE_MAX_BYTES, SOCKET_REQUEST_MAX_BYTES, MAX_CONNECTIONS,
             REPLICA_LAG_TIME_MAX_MS, BROKER_SESSION_TIMEOUT_MS, RAFT_SNAPSHOT_INTERVAL_ENTRIES,
-            AUTO_LEADER_REBALANCE_ENABLE,
+            RAFT_SNAPSHOT_INTERVAL_BYTES, AUTO_LEADER_REBALANCE_ENABLE,
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
@@ -156,6 +160,11 @@ public record BrokerConfig(
     /** {@code num.io.threads}: threads handing commands to Raft groups. */
     public int numIoThreads() {
         return NUM_IO_THREADS.parse(text(NUM_IO_THREADS));
+    }
+
+    /** {@code raft.snapshot.interval.bytes}: applied bytes after which a partition group snapshots. */
+    public long raftSnapshotIntervalBytes() {
+        return RAFT_SNAPSHOT_INTERVAL_BYTES.parse(text(RAFT_SNAPSHOT_INTERVAL_BYTES));
     }
 
     /** {@code queued.max.request.bytes}: the broker-wide budget of unanswered request bytes, -1 for none. */
@@ -249,6 +258,7 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
+        config.raftSnapshotIntervalBytes();
         if (config.queuedMaxRequestBytes() == 0) {
             throw new ConfigException("queued.max.request.bytes must be positive, or -1 for no bound; got 0");
         }

@@ -47,6 +47,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private final Path logDirectory;
     private final Runnable onAppended;
     private final PartitionSnapshotStorage storage = new PartitionSnapshotStorage();
+    private final SnapshotByBytes snapshotByBytes;
     private volatile Partition partition;
     private volatile StorageException offline;
     private volatile int snapshotsInstalled;
@@ -58,9 +59,18 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * @param onAppended runs on the apply thread after each append (wakes parked fetches); must be quick
      */
     public PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended) {
+        this(opener, logDirectory, onAppended, SnapshotByBytes.never());
+    }
+
+    /**
+     * @param snapshotByBytes asks Ratis for a snapshot once this many bytes of entries were applied since the last
+     */
+    PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended,
+            SnapshotByBytes snapshotByBytes) {
         this.opener = opener;
         this.logDirectory = logDirectory;
         this.onAppended = onAppended;
+        this.snapshotByBytes = snapshotByBytes;
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
@@ -163,6 +173,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         maybeClaimWriter();
+        snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
         Result result;
         if (offline != null) {
             updateLastAppliedTermIndex(TermIndex.valueOf(entry));
@@ -251,6 +262,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         PartitionSnapshot state = partition.snapshot();
         storage.write(applied.getTerm(), applied.getIndex(), state, logDirectory);
+        snapshotByBytes.onSnapshotTaken();
         return applied.getIndex();
     }
 

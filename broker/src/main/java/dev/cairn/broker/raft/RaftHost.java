@@ -17,6 +17,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -31,6 +32,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * no network hop: the caller is on the leader, or gets a {@link SubmitResult.NotLeader} back.
  */
 public final class RaftHost implements Closeable {
+    /** How long Ratis may take to start a snapshot asked for by bytes before the request fails (and is asked again). */
+    private static final long SNAPSHOT_REQUEST_TIMEOUT_MS = 60_000;
+
     private final RaftServer server;
     private final RaftPeerId selfId;
     private final ClientId clientId = ClientId.randomId();
@@ -185,6 +189,31 @@ public final class RaftHost implements Closeable {
         CompletableFuture<SubmitResult> result = new CompletableFuture<>();
         lanes.execute(groupId, () -> submitNow(request).whenComplete((r, error) -> result.complete(
                 error != null ? new SubmitResult.Failed(error) : SubmitResult.of(r))));
+        return result;
+    }
+
+    /**
+     * Asks Ratis to snapshot {@code groupId} now and purge its log behind the snapshot; Ratis takes it on the group's
+     * apply thread. Returns at once: the request is sent from the group's {@link SubmitLanes} lane, never from the
+     * caller's thread (the apply thread, which must not wait on the server's locks).
+     */
+    public CompletableFuture<RaftClientReply> requestSnapshot(RaftGroupId groupId) {
+        CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
+        lanes.execute(groupId, () -> {
+            // Creation gap 1: Ratis's default (1024 entries since the last snapshot) ignores a request made after a
+            // few large entries.
+            SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(clientId, selfId, groupId,
+                    callIds.incrementAndGet(), SNAPSHOT_REQUEST_TIMEOUT_MS, 1);
+            server.snapshotManagementAsync(request).whenComplete((reply, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else if (!reply.isSuccess()) {
+                    result.completeExceptionally(reply.getException());
+                } else {
+                    result.complete(reply);
+                }
+            });
+        });
         return result;
     }
 

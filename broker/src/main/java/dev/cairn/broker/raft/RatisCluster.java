@@ -61,6 +61,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final Path logsDir;
     private final LogConfig logConfig;
     private final OffsetStore offsets;
+    private final long snapshotIntervalBytes;
     private final LocalPartitionIndex index;
     private final ClusterMetadata metadata;
     private final RaftHost host;
@@ -85,6 +86,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.logsDir = dataDir.resolve("logs");
         this.logConfig = logConfig;
         this.offsets = offsets;
+        this.snapshotIntervalBytes = settings.snapshotIntervalBytes();
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
         this.metadata = new ClusterMetadata(this::onMetadataChange);
@@ -111,7 +113,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 () -> new Partition(entry.topic(), entry.partition(),
                         Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())), offsets),
                 partitionDir(tp),
-                () -> appendListeners.forEach(listener -> listener.accept(tp)));
+                () -> appendListeners.forEach(listener -> listener.accept(tp)),
+                new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
         return machine;

@@ -22,6 +22,7 @@ public record RatisSettings(
         TimeDuration electionTimeoutMax,
         TimeDuration requestTimeout,
         long snapshotAutoTriggerThreshold,
+        long snapshotIntervalBytes,
         int purgeGap,
         SizeInBytes logSegmentSizeMax,
         SizeInBytes logPreallocatedSize,
@@ -52,8 +53,17 @@ public record RatisSettings(
             java.util.concurrent.TimeUnit.MILLISECONDS);
     /** Snapshot every this many applied entries so the Raft log is purged (no snapshot, no purge). */
     public static final long SNAPSHOT_AUTO_TRIGGER_THRESHOLD_DEFAULT = 10_000;
-    /** Purge the Raft log in steps of this many entries behind a snapshot. */
-    public static final int PURGE_GAP_DEFAULT = 1024;
+    /**
+     * Snapshot a partition group also once this many bytes of entries were applied since its last snapshot
+     * ({@link SnapshotByBytes}): with large batches the entry count alone let a group's Raft log reach gigabytes.
+     */
+    public static final long SNAPSHOT_INTERVAL_BYTES_DEFAULT = 64L * 1024 * 1024;
+    /**
+     * Purge the Raft log in steps of this many entries behind a snapshot. Small, so that a snapshot taken after a
+     * few large entries (by bytes) is followed by a purge; Ratis's default of 1024 entries kept up to a gigabyte of
+     * 1 MiB batches after every snapshot. A purge only deletes closed Raft log segments, so it costs little.
+     */
+    public static final int PURGE_GAP_DEFAULT = 16;
     /** Per-group Raft log segments: small, because a broker hosts many groups. */
     public static final SizeInBytes LOG_SEGMENT_SIZE_MAX_DEFAULT = SizeInBytes.valueOf("8MB");
     public static final SizeInBytes LOG_PREALLOCATED_SIZE_DEFAULT = SizeInBytes.valueOf("1MB");
@@ -98,15 +108,23 @@ public record RatisSettings(
 
     public static RatisSettings defaults(File storageDir, String host, int port) {
         return new RatisSettings(storageDir, host, port, ELECTION_TIMEOUT_MIN_DEFAULT, ELECTION_TIMEOUT_MAX_DEFAULT,
-                REQUEST_TIMEOUT_DEFAULT, SNAPSHOT_AUTO_TRIGGER_THRESHOLD_DEFAULT, PURGE_GAP_DEFAULT,
-                LOG_SEGMENT_SIZE_MAX_DEFAULT, LOG_PREALLOCATED_SIZE_DEFAULT, LOG_WRITE_BUFFER_SIZE_DEFAULT, false,
+                REQUEST_TIMEOUT_DEFAULT, SNAPSHOT_AUTO_TRIGGER_THRESHOLD_DEFAULT, SNAPSHOT_INTERVAL_BYTES_DEFAULT,
+                PURGE_GAP_DEFAULT, LOG_SEGMENT_SIZE_MAX_DEFAULT, LOG_PREALLOCATED_SIZE_DEFAULT,
+                LOG_WRITE_BUFFER_SIZE_DEFAULT, false,
                 false, SUBMIT_THREADS_DEFAULT);
     }
 
     public RatisSettings withSnapshotThreshold(long threshold) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
-                threshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize, useMemoryLog,
-                fsyncBeforeAck, submitThreads);
+                threshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
+                useMemoryLog, fsyncBeforeAck, submitThreads);
+    }
+
+    /** Snapshots a partition group also every this many applied bytes (see {@link SnapshotByBytes}). */
+    public RatisSettings withSnapshotIntervalBytes(long bytes) {
+        return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
+                snapshotAutoTriggerThreshold, bytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, submitThreads);
     }
 
     /**
@@ -115,7 +133,7 @@ public record RatisSettings(
      */
     public RatisSettings withBatchBytesMax(int batchBytesMax) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
-                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
                 writeBufferFor(batchBytesMax), useMemoryLog, fsyncBeforeAck, submitThreads);
     }
 
@@ -128,15 +146,15 @@ public record RatisSettings(
      */
     public RatisSettings withFsyncBeforeAck(boolean fsync) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
-                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
-                useMemoryLog, fsync, submitThreads);
+                snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                logWriteBufferSize, useMemoryLog, fsync, submitThreads);
     }
 
     /** Sets the threads that hand commands to Raft groups, off the network threads (SubmitLanes). */
     public RatisSettings withSubmitThreads(int threads) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
-                snapshotAutoTriggerThreshold, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
-                useMemoryLog, fsyncBeforeAck, threads);
+                snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, threads);
     }
 
     RaftProperties toProperties() {
