@@ -7,6 +7,7 @@ import dev.cairn.broker.api.CreateTopicsHandler;
 import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.DescribeConfigsHandler;
+import dev.cairn.broker.api.DeleteGroupsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
@@ -16,6 +17,7 @@ import dev.cairn.broker.api.InitProducerIdHandler;
 import dev.cairn.broker.api.JoinGroupHandler;
 import dev.cairn.broker.api.LeaveGroupHandler;
 import dev.cairn.broker.api.ListGroupsHandler;
+import dev.cairn.broker.api.OffsetDeleteHandler;
 import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
 import dev.cairn.broker.api.OffsetCommitHandler;
@@ -273,6 +275,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups));
         handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
+        handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, cluster));
+        handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,

@@ -8,6 +8,8 @@ import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
+import dev.cairn.protocol.message.DeleteGroupsRequest;
+import dev.cairn.protocol.message.DeleteGroupsResponse;
 import dev.cairn.protocol.message.DescribeClusterRequest;
 import dev.cairn.protocol.message.DescribeClusterResponse;
 import dev.cairn.protocol.message.DescribeConfigsRequest;
@@ -34,6 +36,8 @@ import dev.cairn.protocol.message.MetadataRequest;
 import dev.cairn.protocol.message.MetadataResponse;
 import dev.cairn.protocol.message.OffsetCommitRequest;
 import dev.cairn.protocol.message.OffsetCommitResponse;
+import dev.cairn.protocol.message.OffsetDeleteRequest;
+import dev.cairn.protocol.message.OffsetDeleteResponse;
 import dev.cairn.protocol.message.OffsetFetchRequest;
 import dev.cairn.protocol.message.OffsetFetchResponse;
 import dev.cairn.protocol.message.ProduceRequest;
@@ -78,6 +82,8 @@ public enum ApiKey {
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
+    DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
+    OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),
     DESCRIBE_CLUSTER(60, DescribeClusterRequest.SCHEMA, DescribeClusterResponse.SCHEMA, 0, 0, 0);
 
     /** Request header v1: api key, api version, correlation id, client id. */

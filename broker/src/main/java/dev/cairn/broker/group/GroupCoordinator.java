@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -30,6 +32,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+
+    /** The protocol type of groups of Kafka consumers, whose member metadata lists the subscribed topics. */
+    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private final GroupConfig config;
     private final Supplier<String> idSource;
@@ -124,6 +129,69 @@ public final class GroupCoordinator {
             return new GroupDescription(groupId, group.state(), orEmpty(group.protocolType()),
                     stable ? group.protocolName() : "", members);
         });
+    }
+
+    /**
+     * DeleteGroups, this coordinator's part: a group with members (or members joining) is NON_EMPTY_GROUP and
+     * stays; otherwise it is forgotten here (its committed offsets, in the partitions, are the caller's to delete).
+     */
+    public GroupDeletion deleteGroup(String groupId) {
+        return call(() -> {
+            Group group = groups.get(groupId);
+            if (group == null) {
+                return GroupDeletion.NOT_LOADED;
+            }
+            if (group.hasMembers() || group.pendingCount() > 0) {
+                return GroupDeletion.NOT_EMPTY;
+            }
+            group.state(GroupState.DEAD);
+            groups.remove(groupId);
+            return GroupDeletion.REMOVED;
+        });
+    }
+
+    /** What {@link #deleteGroup} did. */
+    public enum GroupDeletion {
+        /** This coordinator holds no state for the group (it may still have committed offsets). */
+        NOT_LOADED,
+        /** The group was empty and is forgotten. */
+        REMOVED,
+        /** The group has members: NON_EMPTY_GROUP. */
+        NOT_EMPTY
+    }
+
+    /**
+     * OffsetDelete, this coordinator's part, as Kafka's classic groups decide it: offsets of an empty (or unknown)
+     * group may all go; a {@code consumer} group with members keeps the offsets of the topics its members subscribe
+     * to (GROUP_SUBSCRIBED_TO_TOPIC), and those of other topics may go; a group of another protocol type with
+     * members is NON_EMPTY_GROUP as a whole.
+     *
+     * @return NONE, GROUP_SUBSCRIBED_TO_TOPIC or NON_EMPTY_GROUP for {@code topic}
+     */
+    public ErrorCode offsetDeletion(String groupId, String topic) {
+        return call(() -> {
+            Group group = groups.get(groupId);
+            if (group == null || (!group.hasMembers() && group.pendingCount() == 0)) {
+                return ErrorCode.NONE;
+            }
+            if (!CONSUMER_PROTOCOL_TYPE.equals(group.protocolType())) {
+                return ErrorCode.NON_EMPTY_GROUP;
+            }
+            for (Member member : group.members()) {
+                for (Protocol protocol : member.protocols()) {
+                    Optional<Set<String>> topics = ConsumerSubscription.topics(protocol.metadata());
+                    if (topics.isEmpty() || topics.get().contains(topic)) {
+                        return ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
+                    }
+                }
+            }
+            return ErrorCode.NONE;
+        });
+    }
+
+    /** Whether this coordinator holds state for the group now (members or not). */
+    public boolean isLoaded(String groupId) {
+        return call(() -> groups.containsKey(groupId));
     }
 
     /**

@@ -53,6 +53,16 @@ public final class InMemoryOffsetStore implements OffsetStore {
     }
 
     @Override
+    public synchronized boolean delete(String topic, int partition, long raftIndex, String group) {
+        if (raftIndex <= appliedRaftIndex(topic, partition)) {
+            return false;
+        }
+        entries.remove(new ByteKey(OffsetCodec.offsetKey(group, topic, partition)));
+        entries.put(new ByteKey(OffsetCodec.appliedKey(topic, partition)), OffsetCodec.appliedValue(raftIndex));
+        return true;
+    }
+
+    @Override
     public synchronized void replacePartition(String topic, int partition, long raftIndex,
             Map<String, CommittedOffset> offsetsByGroup) {
         byte[] prefix = OffsetCodec.partitionPrefix(OffsetCodec.OFFSET_KEY_TYPE, topic, partition);

@@ -25,6 +25,13 @@ public interface OffsetStore extends AutoCloseable {
      */
     boolean commit(String topic, int partition, long raftIndex, Map<String, CommittedOffset> offsetsByGroup);
 
+    /**
+     * Deletes {@code group}'s committed offset for the partition group {@code (topic, partition)} atomically with
+     * {@code raftIndex} as that group's applied index (DeleteGroups, OffsetDelete). Returns false, changing nothing,
+     * when {@code raftIndex} is not above the stored applied index (a replay).
+     */
+    boolean delete(String topic, int partition, long raftIndex, String group);
+
     /** The Raft index of the last entry stored for the partition group, or {@link #NO_RAFT_INDEX}. */
     long appliedRaftIndex(String topic, int partition);
 

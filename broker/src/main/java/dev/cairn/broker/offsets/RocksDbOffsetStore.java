@@ -121,6 +121,26 @@ public final class RocksDbOffsetStore implements OffsetStore {
     }
 
     @Override
+    public boolean delete(String topic, int partition, long raftIndex, String group) {
+        lock.readLock().lock();
+        try {
+            if (raftIndex <= appliedRaftIndex(topic, partition)) {
+                return false;
+            }
+            try (WriteBatch batch = new WriteBatch()) {
+                batch.delete(OffsetCodec.offsetKey(group, topic, partition));
+                batch.put(OffsetCodec.appliedKey(topic, partition), OffsetCodec.appliedValue(raftIndex));
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw failure("offset deletion at raft index " + raftIndex + " for " + topic + "-" + partition, e);
+            }
+            return true;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
     public void replacePartition(String topic, int partition, long raftIndex,
             Map<String, CommittedOffset> offsetsByGroup) {
         byte[] prefix = OffsetCodec.partitionPrefix(OffsetCodec.OFFSET_KEY_TYPE, topic, partition);

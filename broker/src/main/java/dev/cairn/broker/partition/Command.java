@@ -21,6 +21,10 @@ public sealed interface Command {
             implements Command {
     }
 
+    /** Deletes a consumer group's committed offset for this partition (DeleteGroups, OffsetDelete). */
+    record DeleteOffset(String groupId) implements Command {
+    }
+
     /**
      * Applies time- and size-based retention as of {@code nowMs} (the leader's clock), so every replica deletes
      * the same segments at the same point of the log.

@@ -2,6 +2,7 @@ package dev.cairn.broker.partition;
 
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
+import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.BufferUnderflowException;
@@ -34,12 +35,14 @@ public final class CommandCodec {
     private static final byte APPEND = 1;
     private static final byte COMMIT_OFFSET = 2;
     private static final byte ENFORCE_RETENTION = 3;
+    private static final byte DELETE_OFFSET = 4;
     private static final byte APPENDED = 1;
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
     private static final byte RETAINED = 4;
     private static final byte FETCHED_WITHOUT_EPOCH = 5;
     private static final byte FETCHED = 6;
+    private static final byte OFFSET_DELETED = 7;
     private static final byte QUERY_COMMITTED_OFFSET = 1;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
@@ -66,6 +69,13 @@ public final class CommandCodec {
         }
         if (command instanceof EnforceRetention r) {
             return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(ENFORCE_RETENTION).putLong(r.nowMs()).flip();
+        }
+        if (command instanceof DeleteOffset d) {
+            byte[] group = utf8(d.groupId());
+            ByteBuffer out = ByteBuffer.allocate(2 + stringSize(group));
+            out.put(FORMAT_VERSION).put(DELETE_OFFSET);
+            putString(out, group);
+            return out.flip();
         }
         throw new IllegalArgumentException("unknown command " + command);
     }
@@ -127,6 +137,12 @@ public final class CommandCodec {
                     return new CommitOffset(group, offset, leaderEpoch, metadata, commitTimeMs);
                 case ENFORCE_RETENTION:
                     return new EnforceRetention(in.getLong());
+                case DELETE_OFFSET:
+                    String deletedGroup = getString(in);
+                    if (deletedGroup == null) {
+                        throw new CommandFormatException("offset deletion without a group id");
+                    }
+                    return new DeleteOffset(deletedGroup);
                 default:
                     throw new CommandFormatException("unknown partition command type " + type);
             }
@@ -162,6 +178,10 @@ public final class CommandCodec {
             return ByteBuffer.allocate(2 + 8 + 4).put(FORMAT_VERSION).put(RETAINED).putLong(r.logStartOffset())
                     .putInt(r.segmentsDeleted()).flip();
         }
+        if (result instanceof Result.OffsetDeleted d) {
+            return ByteBuffer.allocate(2 + 1).put(FORMAT_VERSION).put(OFFSET_DELETED).put((byte) (d.existed() ? 1 : 0))
+                    .flip();
+        }
         throw new IllegalArgumentException("unknown result " + result);
     }
 
@@ -179,6 +199,8 @@ public final class CommandCodec {
                     return Result.OFFSET_COMMITTED;
                 case RETAINED:
                     return new Result.Retained(in.getLong(), in.getInt());
+                case OFFSET_DELETED:
+                    return new Result.OffsetDeleted(in.get() != 0);
                 case FETCHED_WITHOUT_EPOCH:
                     return new Result.OffsetFetched(in.getLong(), getString(in), -1);
                 case FETCHED:

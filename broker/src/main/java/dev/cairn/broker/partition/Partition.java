@@ -5,6 +5,7 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
+import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.SequenceCheck.Duplicate;
 import dev.cairn.broker.offsets.OffsetStore;
@@ -84,6 +85,11 @@ public final class Partition {
                     new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs(),
                             commit.leaderEpoch())));
             return Result.OFFSET_COMMITTED;
+        }
+        if (command instanceof DeleteOffset delete) {
+            boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
+            offsets.delete(topic, partition, raftIndex, delete.groupId());
+            return new Result.OffsetDeleted(existed);
         }
         throw new IllegalArgumentException("unknown command " + command);
     }

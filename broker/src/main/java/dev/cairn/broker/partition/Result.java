@@ -21,6 +21,10 @@ public sealed interface Result {
     record OffsetCommitted() implements Result {
     }
 
+    /** A group's committed offset for the partition is gone; {@code existed} says whether there was one. */
+    record OffsetDeleted(boolean existed) implements Result {
+    }
+
     /**
      * A group's committed offset read through the partition's group; offset -1 when it has none. The leader epoch
      * is the one the client committed with, -1 when it sent none.

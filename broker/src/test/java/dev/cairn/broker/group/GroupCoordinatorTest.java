@@ -450,4 +450,63 @@ class GroupCoordinatorTest {
         assertEquals(ErrorCode.MEMBER_ID_REQUIRED, coordinator.join(request("", null, RANGE, true), nowMs).join()
                 .error(), "expired pending ids made room");
     }
+
+    /** A consumer's subscription metadata (ConsumerProtocolSubscription v0) for {@code topics}. */
+    private static byte[] subscription(String... topics) {
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(256);
+        out.putShort((short) 0).putInt(topics.length);
+        for (String topic : topics) {
+            byte[] name = bytes(topic);
+            out.putShort((short) name.length).put(name);
+        }
+        out.putInt(-1); // user data: null
+        return java.util.Arrays.copyOf(out.array(), out.position());
+    }
+
+    /** DeleteGroups (issue 19): a group with members stays; an empty one is forgotten; an unknown one is not here. */
+    @Test
+    void deleteGroupRefusesAGroupWithMembersAndForgetsAnEmptyOne() {
+        JoinResult joined = joinNew().join();
+        assertEquals(GroupCoordinator.GroupDeletion.NOT_EMPTY, coordinator.deleteGroup(GROUP));
+        assertTrue(coordinator.isLoaded(GROUP));
+        assertEquals(ErrorCode.NONE, coordinator.leave(GROUP, joined.memberId(), nowMs));
+        assertEquals(GroupCoordinator.GroupDeletion.REMOVED, coordinator.deleteGroup(GROUP));
+        assertEquals(false, coordinator.isLoaded(GROUP));
+        assertEquals(GroupState.DEAD, state());
+        assertEquals(GroupCoordinator.GroupDeletion.NOT_LOADED, coordinator.deleteGroup(GROUP));
+    }
+
+    /** OffsetDelete (issue 19): a consumer group keeps the offsets of topics its members subscribe to. */
+    @Test
+    void offsetDeletionIsRefusedForSubscribedTopicsOnly() {
+        assertEquals(ErrorCode.NONE, coordinator.offsetDeletion(GROUP, "t1"), "a group not held here");
+        List<Protocol> subscribed = List.of(new Protocol("range", subscription("t1", "t3")));
+        JoinResult first = coordinator.join(request("", null, subscribed, true), nowMs).join();
+        JoinResult joined = coordinator.join(request(first.memberId(), null, subscribed, true), nowMs).join();
+        assertEquals(ErrorCode.NONE, joined.error());
+        assertEquals(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, coordinator.offsetDeletion(GROUP, "t1"));
+        assertEquals(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, coordinator.offsetDeletion(GROUP, "t3"));
+        assertEquals(ErrorCode.NONE, coordinator.offsetDeletion(GROUP, "t2"));
+        assertEquals(ErrorCode.NONE, coordinator.leave(GROUP, joined.memberId(), nowMs));
+        assertEquals(ErrorCode.NONE, coordinator.offsetDeletion(GROUP, "t1"), "empty: every offset may go");
+    }
+
+    @Test
+    void offsetDeletionTreatsUnreadableSubscriptionsAsSubscribedAndOtherProtocolsAsNonEmpty() {
+        joinNew().join(); // metadata "sub-a" is no ConsumerProtocolSubscription
+        assertEquals(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, coordinator.offsetDeletion(GROUP, "any"));
+        JoinRequest connect = new JoinRequest("workers", "", null, "client", "/127.0.0.1", SESSION_MS, REBALANCE_MS,
+                "connect", RANGE, false);
+        assertEquals(ErrorCode.NONE, coordinator.join(connect, nowMs).join().error());
+        assertEquals(ErrorCode.NON_EMPTY_GROUP, coordinator.offsetDeletion("workers", "any"));
+    }
+
+    @Test
+    void subscriptionsAreReadDefensively() {
+        assertEquals(java.util.Optional.of(Set.of("a", "b")), ConsumerSubscription.topics(subscription("a", "b")));
+        assertEquals(java.util.Optional.empty(), ConsumerSubscription.topics(null));
+        assertEquals(java.util.Optional.empty(), ConsumerSubscription.topics(new byte[] {0, 0, 0x7f, 0, 0, 0}));
+        assertEquals(java.util.Optional.empty(), ConsumerSubscription.topics(new byte[] {0, 0, 0, 0, 0, 1, 0, 9}));
+        assertEquals(java.util.Optional.empty(), ConsumerSubscription.topics(new byte[] {0}));
+    }
 }

@@ -56,6 +56,25 @@ abstract class OffsetStoreContract {
     }
 
     @Test
+    void deletionRemovesOneGroupAndAdvancesTheIndexOnce() {
+        try (OffsetStore store = open()) {
+            store.commit("t", 0, 1, Map.of("g1", new CommittedOffset(42, "meta", 1000),
+                    "g2", new CommittedOffset(7, null, 1001)));
+            store.commit("t", 1, 1, Map.of("g1", new CommittedOffset(9, null, 1002)));
+            assertTrue(store.delete("t", 0, 2, "g1"));
+            assertEquals(Optional.empty(), store.fetch("g1", "t", 0));
+            assertEquals(Map.of("g2", new CommittedOffset(7, null, 1001)), store.fetchAll("t", 0));
+            assertEquals(Optional.of(new CommittedOffset(9, null, 1002)), store.fetch("g1", "t", 1), "other partition");
+            assertEquals(2, store.appliedRaftIndex("t", 0));
+            assertTrue(store.commit("t", 0, 3, Map.of("g1", new CommittedOffset(50, null, 1003))));
+            assertFalse(store.delete("t", 0, 3, "g1"), "a replayed deletion changes nothing");
+            assertEquals(50, store.fetch("g1", "t", 0).orElseThrow().offset());
+            assertTrue(store.delete("t", 0, 4, "absent"), "deleting nothing still advances the index");
+            assertEquals(4, store.appliedRaftIndex("t", 0));
+        }
+    }
+
+    @Test
     void offsetsAndAppliedIndexSurviveRestart() {
         OffsetStore store = open();
         for (int raftIndex = 1; raftIndex <= 200; raftIndex++) {

@@ -22,7 +22,7 @@ class CommandCodecTest {
         for (Command command : List.<Command>of(
                 new Command.CommitOffset("group-ü", 42, 3, "meta", 99L),
                 new Command.CommitOffset("g", -1, -1, null, 0L),
-                new Command.EnforceRetention(777L))) {
+                new Command.EnforceRetention(777L), new Command.DeleteOffset("group-ü"))) {
             assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
         }
     }
@@ -51,7 +51,8 @@ class CommandCodecTest {
         for (Result result : List.of(new Result.Appended(10, 14, -1, 0, false),
                 new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
                 Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m", 7),
-                new Result.OffsetFetched(-1, null, -1))) {
+                new Result.OffsetFetched(-1, null, -1), new Result.OffsetDeleted(true),
+                new Result.OffsetDeleted(false))) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
     }

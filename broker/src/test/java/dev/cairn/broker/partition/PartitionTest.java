@@ -98,6 +98,21 @@ class PartitionTest {
         assertTrue(partition.committedOffset("other").isEmpty());
     }
 
+    /** DeleteGroups and OffsetDelete (issue 19): one group's offset goes, others stay, a second delete finds none. */
+    @Test
+    void offsetDeletionRemovesOneGroupsOffset() {
+        Partition partition = open();
+        partition.apply(1, 1, new Command.CommitOffset("g1", 42, 3, "meta", 99L));
+        partition.apply(2, 1, new Command.CommitOffset("g2", 7, 3, null, 99L));
+        Command delete = CommandCodec.decodeCommand(CommandCodec.encode(new Command.DeleteOffset("g1")));
+        assertEquals(new Result.OffsetDeleted(true), partition.apply(3, 1, delete));
+        assertTrue(partition.committedOffset("g1").isEmpty());
+        assertEquals(7, partition.committedOffset("g2").orElseThrow().offset());
+        assertEquals(new Result.OffsetDeleted(false), partition.apply(4, 1, delete));
+        partition.apply(5, 1, new Command.CommitOffset("g1", 50, 3, null, 100L));
+        assertEquals(50, partition.committedOffset("g1").orElseThrow().offset(), "the group may commit again");
+    }
+
     @Test
     void retriedIdempotentBatchGetsItsOriginalOffsetAndIsNotAppendedAgain() {
         Partition partition = open();
