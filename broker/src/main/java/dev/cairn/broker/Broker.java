@@ -8,6 +8,7 @@ import dev.cairn.broker.api.DeleteTopicsHandler;
 import dev.cairn.broker.api.DescribeClusterHandler;
 import dev.cairn.broker.api.DescribeConfigsHandler;
 import dev.cairn.broker.api.DeleteGroupsHandler;
+import dev.cairn.broker.api.DeleteRecordsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
@@ -278,6 +279,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, cluster));
         handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,
                 System::currentTimeMillis));

@@ -10,6 +10,8 @@ import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
 import dev.cairn.protocol.message.DeleteGroupsRequest;
 import dev.cairn.protocol.message.DeleteGroupsResponse;
+import dev.cairn.protocol.message.DeleteRecordsRequest;
+import dev.cairn.protocol.message.DeleteRecordsResponse;
 import dev.cairn.protocol.message.DescribeClusterRequest;
 import dev.cairn.protocol.message.DescribeClusterResponse;
 import dev.cairn.protocol.message.DescribeConfigsRequest;
@@ -79,6 +81,7 @@ public enum ApiKey {
     API_VERSIONS(18, ApiVersionsRequest.SCHEMA, ApiVersionsResponse.SCHEMA, 0, 0, 3),
     CREATE_TOPICS(19, CreateTopicsRequest.SCHEMA, CreateTopicsResponse.SCHEMA, 2, 2, 4),
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
+    DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),

@@ -437,11 +437,44 @@ public final class Log implements Closeable {
         return deleted;
     }
 
+    /**
+     * Moves the log start offset up to {@code offset} (DeleteRecords, and a restored snapshot's start): records below
+     * it can no longer be read, and every segment wholly below it is deleted. The segment holding {@code offset}
+     * stays, and so does the active segment. An offset at or below the current start changes nothing. Returns the
+     * number of segments deleted.
+     *
+     * <p>The start offset is not written down by the log: it is replayed (DeleteRecords commands) or restored
+     * (snapshots record it) by the partition, as retention's effect is.
+     */
+    public int deleteRecordsBefore(long offset) {
+        checkWriter();
+        checkHealthy();
+        Invariant.check(offset <= logEndOffset, "log start %d beyond the log end %d", offset, logEndOffset);
+        if (offset <= logStartOffset) {
+            return 0;
+        }
+        int deleted = 0;
+        try {
+            while (segments.size() > 1 && segments.higherKey(segments.firstKey()) <= offset) {
+                deleteOldest();
+                deleted++;
+            }
+            logStartOffset = offset;
+            if (deleted > 0) {
+                io.fsyncDirectory(directory);
+            }
+        } catch (IOException e) {
+            throw new StorageException("deleting records below " + offset + " in " + directory + " failed", e);
+        }
+        return deleted;
+    }
+
     private int deleteOldest() throws IOException {
         Map.Entry<Long, Segment> oldest = segments.firstEntry();
         Segment segment = oldest.getValue();
-        // Publish the new start first, so a concurrent reader answers out-of-range rather than missing a file.
-        logStartOffset = segments.higherKey(oldest.getKey());
+        // Publish the new start first, so a concurrent reader answers out-of-range rather than missing a file. A
+        // start moved into the next segment by DeleteRecords stays where it is.
+        logStartOffset = Math.max(logStartOffset, segments.higherKey(oldest.getKey()));
         segments.remove(oldest.getKey());
         retired.add(segment);
         segment.deleteFiles();

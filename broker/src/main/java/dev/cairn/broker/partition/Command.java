@@ -26,6 +26,14 @@ public sealed interface Command {
     }
 
     /**
+     * Moves the log start offset up to {@code offset} (DeleteRecords); {@link #HIGH_WATERMARK} means the high
+     * watermark as of this entry, so every replica resolves it at the same log position.
+     */
+    record DeleteRecords(long offset) implements Command {
+        public static final long HIGH_WATERMARK = -1;
+    }
+
+    /**
      * Applies time- and size-based retention as of {@code nowMs} (the leader's clock), so every replica deletes
      * the same segments at the same point of the log.
      */

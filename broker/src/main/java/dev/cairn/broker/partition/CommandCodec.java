@@ -3,6 +3,7 @@ package dev.cairn.broker.partition;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.DeleteOffset;
+import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.BufferUnderflowException;
@@ -36,6 +37,7 @@ public final class CommandCodec {
     private static final byte COMMIT_OFFSET = 2;
     private static final byte ENFORCE_RETENTION = 3;
     private static final byte DELETE_OFFSET = 4;
+    private static final byte DELETE_RECORDS = 5;
     private static final byte APPENDED = 1;
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
@@ -69,6 +71,9 @@ public final class CommandCodec {
         }
         if (command instanceof EnforceRetention r) {
             return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(ENFORCE_RETENTION).putLong(r.nowMs()).flip();
+        }
+        if (command instanceof DeleteRecords d) {
+            return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(DELETE_RECORDS).putLong(d.offset()).flip();
         }
         if (command instanceof DeleteOffset d) {
             byte[] group = utf8(d.groupId());
@@ -137,6 +142,8 @@ public final class CommandCodec {
                     return new CommitOffset(group, offset, leaderEpoch, metadata, commitTimeMs);
                 case ENFORCE_RETENTION:
                     return new EnforceRetention(in.getLong());
+                case DELETE_RECORDS:
+                    return new DeleteRecords(in.getLong());
                 case DELETE_OFFSET:
                     String deletedGroup = getString(in);
                     if (deletedGroup == null) {

@@ -6,6 +6,7 @@ import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.DeleteOffset;
+import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.SequenceCheck.Duplicate;
 import dev.cairn.broker.offsets.OffsetStore;
@@ -85,6 +86,16 @@ public final class Partition {
                     new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs(),
                             commit.leaderEpoch())));
             return Result.OFFSET_COMMITTED;
+        }
+        if (command instanceof DeleteRecords delete) {
+            long target = delete.offset() == DeleteRecords.HIGH_WATERMARK ? log.logEndOffset() : delete.offset();
+            if (target < 0 || target > log.logEndOffset()) {
+                return new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, "cannot delete records below " + target
+                        + ": the log ends at " + log.logEndOffset());
+            }
+            int deleted = log.deleteRecordsBefore(target);
+            producers.onLogTruncatedBelow(log.logStartOffset());
+            return new Result.Retained(log.logStartOffset(), deleted);
         }
         if (command instanceof DeleteOffset delete) {
             boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
@@ -202,6 +213,8 @@ public final class Partition {
         Invariant.check(log.logEndOffset() >= snapshot.logEndOffset(), "log ends at %d, before the snapshot's %d: "
                 + "flushed data was lost", log.logEndOffset(), snapshot.logEndOffset());
         log.truncateTo(snapshot.logEndOffset());
+        // Records deleted (DeleteRecords) below the snapshot's start stay deleted; the log does not record it.
+        log.deleteRecordsBefore(snapshot.logStartOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         appliedRaftIndex = raftIndex;
     }
@@ -214,6 +227,7 @@ public final class Partition {
         if (snapshot.segments().isEmpty() && log.logEndOffset() != snapshot.logEndOffset()) {
             log.truncateFullyAndStartAt(snapshot.logEndOffset());
         }
+        log.deleteRecordsBefore(snapshot.logStartOffset());
         Invariant.check(log.logEndOffset() == snapshot.logEndOffset() && log.logStartOffset()
                 == snapshot.logStartOffset(), "installed log spans %d..%d, the snapshot %d..%d",
                 log.logStartOffset(), log.logEndOffset(), snapshot.logStartOffset(), snapshot.logEndOffset());

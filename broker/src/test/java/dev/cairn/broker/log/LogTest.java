@@ -221,6 +221,30 @@ class LogTest {
         }
     }
 
+    /** DeleteRecords (issue 19): the start moves inside a segment; only segments wholly below it go. */
+    @Test
+    void deleteRecordsBeforeMovesTheStartAndDeletesWholeSegmentsBelowIt() {
+        try (Log log = Log.open(new SimulatedFileIo(11), DIR, small())) {
+            appendBatches(log, 40); // segments at 0, 12, 24, 36, 48, 60, 72; the log ends at 80
+            assertEquals(0, log.deleteRecordsBefore(5), "inside the first segment: nothing deleted");
+            assertEquals(5, log.logStartOffset());
+            assertThrows(OffsetOutOfRangeException.class, () -> log.read(4, 100, Long.MAX_VALUE));
+            assertEquals(4, log.read(5, 1, Long.MAX_VALUE).firstOffset(), "the batch holding 5, whole");
+            assertEquals(0, log.deleteRecordsBefore(3), "below the start: no change");
+            assertEquals(5, log.logStartOffset());
+            assertEquals(2, log.deleteRecordsBefore(30));
+            assertEquals(30, log.logStartOffset());
+            assertEquals(24, log.segmentBaseOffsets().get(0));
+            assertEquals(4, log.deleteRecordsBefore(80), "up to the end: every segment but the active one");
+            assertEquals(80, log.logStartOffset());
+            assertEquals(List.of(72L), log.segmentBaseOffsets());
+            assertThrows(InvariantViolation.class, () -> log.deleteRecordsBefore(81));
+            // Retention after a moved start never moves it back.
+            assertEquals(0, log.deleteExpired(Long.MAX_VALUE));
+            assertEquals(80, log.logStartOffset());
+        }
+    }
+
     @Test
     void flushPolicyByMessagesAndByTime() {
         SimulatedFileIo io = new SimulatedFileIo(10);

@@ -22,7 +22,8 @@ class CommandCodecTest {
         for (Command command : List.<Command>of(
                 new Command.CommitOffset("group-ü", 42, 3, "meta", 99L),
                 new Command.CommitOffset("g", -1, -1, null, 0L),
-                new Command.EnforceRetention(777L), new Command.DeleteOffset("group-ü"))) {
+                new Command.EnforceRetention(777L), new Command.DeleteOffset("group-ü"),
+                new Command.DeleteRecords(-1), new Command.DeleteRecords(1L << 40))) {
             assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
         }
     }

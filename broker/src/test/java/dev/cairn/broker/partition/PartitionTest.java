@@ -186,4 +186,31 @@ class PartitionTest {
         assertTrue(assertInstanceOf(Result.Appended.class,
                 reopened.apply(commands.size() + 1, 2, append(lastIdempotent))).duplicate());
     }
+
+    /** DeleteRecords (issue 19): the start moves, survives a snapshot restore, and -1 means the high watermark. */
+    @Test
+    void deleteRecordsMovesTheStartThroughSnapshotsAndReplay() {
+        Partition partition = open();
+        for (int i = 1; i <= 10; i++) {
+            partition.apply(i, 1, append(clientBatch(2, -1, (short) -1, -1)));
+        }
+        assertEquals(new Result.Retained(7, 0), partition.apply(11, 1, new Command.DeleteRecords(7)));
+        assertEquals(7, partition.logStartOffset());
+        Result tooFar = partition.apply(12, 1, new Command.DeleteRecords(21));
+        assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE, assertInstanceOf(Result.Rejected.class, tooFar).error());
+        assertEquals(7, partition.logStartOffset(), "a refused deletion changes nothing");
+        PartitionSnapshot snapshot = partition.snapshot();
+        partition.apply(13, 1, append(clientBatch(2, -1, (short) -1, -1)));
+        partition.apply(14, 1, new Command.DeleteRecords(Command.DeleteRecords.HIGH_WATERMARK));
+        assertEquals(22, partition.logStartOffset());
+        partition.close();
+
+        Partition reopened = open();
+        reopened.restore(12, snapshot);
+        assertEquals(7, reopened.logStartOffset(), "the snapshot's start, not the first segment's");
+        reopened.claimWriter();
+        reopened.apply(13, 1, append(clientBatch(2, -1, (short) -1, -1)));
+        reopened.apply(14, 1, new Command.DeleteRecords(Command.DeleteRecords.HIGH_WATERMARK));
+        assertEquals(22, reopened.logStartOffset(), "the replayed deletion");
+    }
 }
