@@ -146,7 +146,7 @@ class BrokerHandlersTest {
                     List.of(audit)).all().get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS));
             assertInstanceOf(TopicExistsException.class, causeOf(exists));
             ExecutionException badConfig = assertThrows(ExecutionException.class, () -> admin.createTopics(List.of(
-                    new NewTopic("compacted", 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all()
+                    new NewTopic("compacted", 1, (short) 1).configs(Map.of("cleanup.policy", "shred")))).all()
                     .get(CLIENT_CALL_WAIT_S, TimeUnit.SECONDS));
             assertInstanceOf(InvalidConfigurationException.class, causeOf(badConfig));
             ExecutionException badName = assertThrows(ExecutionException.class, () -> admin.createTopics(List.of(

@@ -36,6 +36,7 @@ import java.util.function.LongSupplier;
  * answered when leaders lagged, although the topic exists.
  */
 public final class CreateTopicsHandler implements RequestHandler {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CreateTopicsHandler.class);
     /** NumPartitions and ReplicationFactor of -1 ask for the broker defaults (KIP-464). */
     static final int USE_BROKER_DEFAULT = -1;
 
@@ -136,6 +137,11 @@ public final class CreateTopicsHandler implements RequestHandler {
             if (configs.put(key, value) != null) {
                 return Plan.rejected(ErrorCode.INVALID_CONFIG, "topic config " + key + " is given more than once");
             }
+        }
+        if (TopicConfigs.compacted(configs)) {
+            LOG.warn("Topic {} is compacted (cleanup.policy={}): Cairn has no log cleaner yet, so it keeps every "
+                    + "record of it (readers see a valid log; disk use grows with every write)", name,
+                    configs.get(TopicConfigs.CLEANUP_POLICY));
         }
         int numPartitions = topic.get(CreatableTopic.NUM_PARTITIONS);
         int replicationFactor = topic.get(CreatableTopic.REPLICATION_FACTOR);

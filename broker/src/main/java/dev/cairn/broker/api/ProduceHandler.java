@@ -90,7 +90,7 @@ public final class ProduceHandler implements RequestHandler {
      */
     private BatchValidationConfig validationFor(TopicInfo topic) {
         BatchValidationConfig topicValidation = validation.withLogAppendTime(TopicConfigs.logAppendTime(
-                topic.configs()));
+                topic.configs())).withKeyRequired(TopicConfigs.compacted(topic.configs()));
         String override = topic.configs().get(TopicConfigs.MAX_MESSAGE_BYTES);
         if (override == null) {
             return topicValidation;

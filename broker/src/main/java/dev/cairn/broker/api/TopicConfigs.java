@@ -10,7 +10,14 @@ import java.util.Optional;
 /**
  * The topic-level configs CreateTopics accepts, with Kafka's names and value rules for the ones Cairn can honour.
  * Anything else is refused, as Kafka refuses unknown names ("Unknown topic config name"), rather than stored and
- * silently ignored: a client asking for compaction must learn that it does not get it.
+ * silently ignored.
+ *
+ * <p>Compacted topics ({@code cleanup.policy=compact} or {@code compact,delete}) are accepted with Kafka's reader-
+ * visible semantics: every record needs a key (INVALID_RECORD otherwise), and a compact-only topic is never trimmed
+ * by time or size. Cairn has no cleaner yet, so a compacted topic keeps every record: readers see a valid log (Kafka
+ * too may leave any record uncompacted indefinitely, its {@code max.compaction.lag.ms} being unbounded by default),
+ * but disk use grows with every write and tombstones stay. The cleaner's own settings
+ * ({@code min.cleanable.dirty.ratio}, {@code delete.retention.ms}...) are refused as unknown until it exists.
  */
 final class TopicConfigs {
     static final String RETENTION_MS = "retention.ms";
@@ -21,8 +28,10 @@ final class TopicConfigs {
     static final String CLEANUP_POLICY = "cleanup.policy";
     static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
     static final String COMPRESSION_TYPE = "compression.type";
-    /** The one cleanup policy Cairn implements (no compaction). */
+    /** Delete old segments by retention time and size. */
     static final String CLEANUP_POLICY_DELETE = "delete";
+    /** Keep the latest record per key (accepted; no cleaner yet, see the class comment). */
+    static final String CLEANUP_POLICY_COMPACT = "compact";
     /** Records keep the producer's timestamps. */
     static final String TIMESTAMP_TYPE_CREATE_TIME = "CreateTime";
     /** The leader stamps each batch with the time it accepted it (every record reads it as its timestamp). */
@@ -43,7 +52,8 @@ final class TopicConfigs {
      */
     static final List<Description> DESCRIPTIONS = List.of(
             Description.fixed(CLEANUP_POLICY, ConfigType.LIST, "log.cleanup.policy", CLEANUP_POLICY_DELETE,
-                    "How old log segments are discarded; Cairn deletes them (no compaction)."),
+                    "delete trims old segments by retention; compact requires keys and keeps the topic from being "
+                    + "trimmed (Cairn has no cleaner yet: a compacted topic keeps every record)."),
             Description.fixed(COMPRESSION_TYPE, ConfigType.STRING, "compression.type", COMPRESSION_TYPE_PRODUCER,
                     "The codec batches are stored with; producer keeps the producer's, any other is recompressed to."),
             Description.inherited(MAX_MESSAGE_BYTES, ConfigType.INT, BrokerConfig.MESSAGE_MAX_BYTES,
@@ -91,6 +101,25 @@ final class TopicConfigs {
         return TIMESTAMP_TYPE_LOG_APPEND_TIME.equals(configs.get(MESSAGE_TIMESTAMP_TYPE));
     }
 
+    /** Whether the topic is compacted ({@code compact} among its cleanup policies): its records need keys. */
+    static boolean compacted(java.util.Map<String, String> configs) {
+        String policy = configs.get(CLEANUP_POLICY);
+        return policy != null && cleanupPolicies(policy).map(p -> p.contains(CLEANUP_POLICY_COMPACT)).orElse(false);
+    }
+
+    /** The policies of a {@code cleanup.policy} list, or empty when it is not a valid one. */
+    private static Optional<java.util.Set<String>> cleanupPolicies(String value) {
+        java.util.Set<String> policies = new java.util.HashSet<>();
+        for (String item : value.split(",", -1)) {
+            String policy = item.trim();
+            if (!(CLEANUP_POLICY_DELETE.equals(policy) || CLEANUP_POLICY_COMPACT.equals(policy))
+                    || !policies.add(policy)) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(policies);
+    }
+
     /** Why {@code name=value} is not an acceptable topic config, or empty when it is. */
     static Optional<String> invalidReason(String name, String value) {
         if (value == null) {
@@ -107,8 +136,9 @@ final class TopicConfigs {
             case MAX_MESSAGE_BYTES:
                 return longInRange(name, value, 0, Limits.RECORD_BATCH_BYTES_MAX);
             case CLEANUP_POLICY:
-                return CLEANUP_POLICY_DELETE.equals(value) ? Optional.empty() : Optional.of(name + "=" + value
-                        + " is not supported; Cairn does not compact, the only policy is " + CLEANUP_POLICY_DELETE);
+                return cleanupPolicies(value).isPresent() ? Optional.empty() : Optional.of("Invalid value " + value
+                        + " for configuration " + name + ": a list of " + CLEANUP_POLICY_DELETE + " and "
+                        + CLEANUP_POLICY_COMPACT + ", each at most once");
             case MESSAGE_TIMESTAMP_TYPE:
                 return TIMESTAMP_TYPE_CREATE_TIME.equals(value) || TIMESTAMP_TYPE_LOG_APPEND_TIME.equals(value)
                         ? Optional.empty() : Optional.of("Invalid value " + value + " for configuration " + name

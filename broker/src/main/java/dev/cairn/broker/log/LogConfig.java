@@ -52,7 +52,12 @@ public record LogConfig(int segmentBytes, long segmentMs, int indexIntervalBytes
         }
         String retentionMs = overrides.get("retention.ms");
         String retentionBytes = overrides.get("retention.bytes");
-        if (retentionMs != null || retentionBytes != null) {
+        String cleanupPolicy = overrides.get("cleanup.policy");
+        if (cleanupPolicy != null && !java.util.Arrays.stream(cleanupPolicy.split(",")).map(String::trim)
+                .toList().contains("delete")) {
+            // A compact-only topic is never trimmed by time or size, whatever the retention settings say.
+            config = config.withRetention(RETENTION_UNLIMITED, RETENTION_UNLIMITED);
+        } else if (retentionMs != null || retentionBytes != null) {
             long ms = retentionMs == null ? config.retentionMs() : Long.parseLong(retentionMs.trim());
             long bytes = retentionBytes == null ? config.retentionBytes() : Long.parseLong(retentionBytes.trim());
             config = config.withRetention(ms, bytes);

@@ -232,7 +232,12 @@ class CreateTopicsHandlerTest {
     @Test
     void unsupportedOrMalformedConfigsAreInvalid() {
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c1", 1, 1), "no.such.config", "1")));
-        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2", 1, 1), "cleanup.policy", "compact")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2", 1, 1), "cleanup.policy", "erase")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2b", 1, 1), "cleanup.policy",
+                "compact,compact")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2c", 1, 1), "cleanup.policy", "")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2d", 1, 1), "min.cleanable.dirty.ratio",
+                "0.5")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3", 1, 1), "message.timestamp.type",
                 "WallClock")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3b", 1, 1), "compression.type", "brotli")));
@@ -246,6 +251,10 @@ class CreateTopicsHandlerTest {
         assertError(ErrorCode.NONE, createOne(withConfig(withConfig(withConfig(withConfig(topic("c9", 1, 1),
                 "retention.bytes", "-1"), "segment.bytes", "1048576"), "max.message.bytes", "2000000"),
                 "message.timestamp.type", "CreateTime")));
+        for (String policy : List.of("compact", "compact,delete", "delete, compact")) {
+            assertError(ErrorCode.NONE, createOne(withConfig(topic("compacted-" + policy.length(), 1, 1),
+                    "cleanup.policy", policy)));
+        }
     }
 
     @Test

@@ -221,6 +221,21 @@ class LogTest {
         }
     }
 
+    /** A compact-only topic is never trimmed by retention; compact,delete and delete are. */
+    @Test
+    void compactOnlyTopicsIgnoreRetention() {
+        LogConfig broker = LogConfig.defaults().withRetention(1000, 5000);
+        LogConfig compact = broker.withTopicOverrides(java.util.Map.of("cleanup.policy", "compact",
+                "retention.ms", "10"));
+        assertEquals(LogConfig.RETENTION_UNLIMITED, compact.retentionMs());
+        assertEquals(LogConfig.RETENTION_UNLIMITED, compact.retentionBytes());
+        LogConfig both = broker.withTopicOverrides(java.util.Map.of("cleanup.policy", "compact, delete",
+                "retention.ms", "10"));
+        assertEquals(10, both.retentionMs());
+        assertEquals(5000, both.retentionBytes());
+        assertEquals(1000, broker.withTopicOverrides(java.util.Map.of("cleanup.policy", "delete")).retentionMs());
+    }
+
     /** DeleteRecords (issue 19): the start moves inside a segment; only segments wholly below it go. */
     @Test
     void deleteRecordsBeforeMovesTheStartAndDeletesWholeSegmentsBelowIt() {

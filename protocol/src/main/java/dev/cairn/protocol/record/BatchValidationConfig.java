@@ -63,13 +63,19 @@ public record BatchValidationConfig(int messageBytesMax, long segmentBytes, long
         }
     }
 
-    /** The same settings with another message size limit and the inflation limit scaled with it. */
     /** The same settings for a topic whose timestamps are the broker's append time (or not). */
     public BatchValidationConfig withLogAppendTime(boolean appendTime) {
         return new BatchValidationConfig(messageBytesMax, segmentBytes, timestampBeforeMaxMs, timestampAfterMaxMs,
                 appendTime, keyRequired, decompressedBytesMax);
     }
 
+    /** The same settings for a compacted topic, where every record needs a key (or not). */
+    public BatchValidationConfig withKeyRequired(boolean required) {
+        return new BatchValidationConfig(messageBytesMax, segmentBytes, timestampBeforeMaxMs, timestampAfterMaxMs,
+                logAppendTime, required, decompressedBytesMax);
+    }
+
+    /** The same settings with another message size limit and the inflation limit scaled with it. */
     public BatchValidationConfig withMessageBytesMax(int bytesMax) {
         long inflatedMax = Math.min((long) DECOMPRESSION_RATIO_MAX * bytesMax, Integer.MAX_VALUE - 8);
         return new BatchValidationConfig(bytesMax, segmentBytes, timestampBeforeMaxMs, timestampAfterMaxMs,
