@@ -10,6 +10,7 @@ import dev.cairn.broker.api.DescribeConfigsHandler;
 import dev.cairn.broker.api.DeleteGroupsHandler;
 import dev.cairn.broker.api.DeleteRecordsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
+import dev.cairn.broker.api.DescribeLogDirsHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
 import dev.cairn.broker.api.FindCoordinatorHandler;
@@ -280,6 +281,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
+        handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
+                config.dataDir().resolve("logs"), cluster::localReplicasByPartition));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,
                 System::currentTimeMillis));

@@ -123,7 +123,7 @@ class BrokerHandlersTest {
                 ApiKey.INIT_PRODUCER_ID, ApiKey.LIST_OFFSETS, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT,
                 ApiKey.OFFSET_FETCH, ApiKey.DESCRIBE_CLUSTER, ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS,
                 ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP, ApiKey.LIST_GROUPS,
-                ApiKey.DELETE_GROUPS, ApiKey.OFFSET_DELETE, ApiKey.DELETE_RECORDS,
+                ApiKey.DELETE_GROUPS, ApiKey.OFFSET_DELETE, ApiKey.DELETE_RECORDS, ApiKey.DESCRIBE_LOG_DIRS,
                 ApiKey.DESCRIBE_GROUPS, ApiKey.CREATE_PARTITIONS, ApiKey.DESCRIBE_CONFIGS), advertised);
     }
 

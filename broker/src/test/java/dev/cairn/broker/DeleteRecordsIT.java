@@ -75,6 +75,9 @@ class DeleteRecordsIT {
             assertEquals(250, earliest(admin, tp));
             awaitTrue(() -> allReplicasStartAt(250), "every replica's log starts at 250");
             assertEquals(250, firstConsumedOffset(), "a consumer from the beginning starts at the new start");
+            // DescribeLogDirs (kafka-log-dirs): each broker reports its replica; the replicas are byte-identical.
+            awaitTrue(() -> replicaSizes(admin).size() == 1 && replicaSizes(admin).iterator().next() > 0,
+                    "three replicas of one size: " + replicaSizes(admin));
             assertInstanceOf(OffsetOutOfRangeException.class, failure(() -> admin.deleteRecords(
                     Map.of(tp, RecordsToDelete.beforeOffset(RECORDS + 1))).all().get(WAIT_SECONDS, TimeUnit.SECONDS)));
 
@@ -94,6 +97,27 @@ class DeleteRecordsIT {
             assertEquals(highWatermark, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(-1)))
                     .lowWatermarks().get(tp).get(WAIT_SECONDS, TimeUnit.SECONDS).lowWatermark());
             awaitTrue(() -> allReplicasStartAt(highWatermark), "every replica empty below the high watermark");
+        }
+    }
+
+    /** The distinct sizes the three brokers report for the partition's replica through DescribeLogDirs. */
+    private static java.util.Set<Long> replicaSizes(Admin admin) {
+        try {
+            java.util.Set<Long> sizes = new java.util.HashSet<>();
+            int reported = 0;
+            for (var dirs : admin.describeLogDirs(List.of(1, 2, 3)).allDescriptions()
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS).values()) {
+                for (var dir : dirs.values()) {
+                    var replica = dir.replicaInfos().get(new TopicPartition(TOPIC, 0));
+                    if (replica != null) {
+                        sizes.add(replica.size());
+                        reported++;
+                    }
+                }
+            }
+            return reported == 3 ? sizes : java.util.Set.of();
+        } catch (Exception e) {
+            return java.util.Set.of();
         }
     }
 

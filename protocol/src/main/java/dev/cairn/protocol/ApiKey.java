@@ -17,6 +17,8 @@ import dev.cairn.protocol.message.DescribeClusterResponse;
 import dev.cairn.protocol.message.DescribeConfigsRequest;
 import dev.cairn.protocol.message.DescribeConfigsResponse;
 import dev.cairn.protocol.message.DescribeGroupsRequest;
+import dev.cairn.protocol.message.DescribeLogDirsRequest;
+import dev.cairn.protocol.message.DescribeLogDirsResponse;
 import dev.cairn.protocol.message.DescribeGroupsResponse;
 import dev.cairn.protocol.message.FetchRequest;
 import dev.cairn.protocol.message.FetchResponse;
@@ -84,6 +86,7 @@ public enum ApiKey {
     DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
+    DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 0, 0, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
     OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),

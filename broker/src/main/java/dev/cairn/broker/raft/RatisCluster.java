@@ -276,6 +276,18 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         return leader ? Optional.of(machine.partition()) : Optional.empty();
     }
 
+    /** Every partition replica this broker holds and has opened, leader or follower, by partition. */
+    public Map<TopicPartition, Partition> localReplicasByPartition() {
+        Map<TopicPartition, Partition> replicas = new java.util.HashMap<>();
+        groupsByPartition.forEach((tp, gid) -> {
+            PartitionStateMachine machine = partitions.get(gid);
+            if (machine != null && machine.partition() != null) {
+                replicas.put(tp, machine.partition());
+            }
+        });
+        return replicas;
+    }
+
     /** This broker's replica of {@code tp}, leader or follower; empty when it hosts none or it is starting. */
     public Optional<Partition> localReplica(TopicPartition tp) {
         UUID gid = groupsByPartition.get(tp);
