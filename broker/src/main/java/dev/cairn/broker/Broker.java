@@ -11,6 +11,7 @@ import dev.cairn.broker.api.DeleteGroupsHandler;
 import dev.cairn.broker.api.DeleteRecordsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.DescribeLogDirsHandler;
+import dev.cairn.broker.api.ElectLeadersHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
 import dev.cairn.broker.api.FindCoordinatorHandler;
@@ -281,6 +282,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
+        handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, cluster, cluster::transferLeadership));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
                 config.dataDir().resolve("logs"), cluster::localReplicasByPartition));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));

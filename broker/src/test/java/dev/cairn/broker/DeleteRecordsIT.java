@@ -81,13 +81,28 @@ class DeleteRecordsIT {
             assertInstanceOf(OffsetOutOfRangeException.class, failure(() -> admin.deleteRecords(
                     Map.of(tp, RecordsToDelete.beforeOffset(RECORDS + 1))).all().get(WAIT_SECONDS, TimeUnit.SECONDS)));
 
-            // The leader goes; the new leader (restored from its own log and snapshots) keeps the start.
-            int leader = leaderOf(admin, tp);
+            // The preferred replica (the usual leader) goes; another leads, restored from its own log and snapshots.
+            int preferred = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(WAIT_SECONDS, TimeUnit.SECONDS)
+                    .get(TOPIC).partitions().get(0).replicas().get(0).id();
+            int leader = preferred;
             cluster.stop(leader);
             awaitTrue(() -> leaderOrMinus(admin, tp) > 0 && leaderOrMinus(admin, tp) != leader, "a new leader");
             assertEquals(250, earliest(admin, tp));
             cluster.restart(leader);
             awaitTrue(() -> allReplicasStartAt(250), "the restarted replica starts at 250 too");
+
+            // ElectLeaders (kafka-leader-election --election-type preferred): leadership goes back to the preferred
+            // replica once it is in sync again; an unclean election is never needed under Raft.
+            int before = leaderOrMinus(admin, tp);
+            awaitTrue(() -> electedPreferred(admin, tp), () -> "a preferred election succeeds or is not needed, last: "
+                    + lastElection);
+            System.out.println("DeleteRecordsIT: leader " + before + " before the preferred election, preferred "
+                    + preferred + ", outcome " + lastElection);
+            awaitTrue(() -> leaderOrMinus(admin, tp) == preferred, "the preferred replica " + preferred + " leads");
+            var unclean = admin.electLeaders(org.apache.kafka.common.ElectionType.UNCLEAN, java.util.Set.of(tp))
+                    .partitions().get(WAIT_SECONDS, TimeUnit.SECONDS).get(tp);
+            assertTrue(unclean.isPresent() && unclean.get()
+                    instanceof org.apache.kafka.common.errors.ElectionNotNeededException, String.valueOf(unclean));
 
             produce(RECORDS, 10);
             long highWatermark = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
@@ -97,6 +112,21 @@ class DeleteRecordsIT {
             assertEquals(highWatermark, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(-1)))
                     .lowWatermarks().get(tp).get(WAIT_SECONDS, TimeUnit.SECONDS).lowWatermark());
             awaitTrue(() -> allReplicasStartAt(highWatermark), "every replica empty below the high watermark");
+        }
+    }
+
+    private static volatile String lastElection = "none yet";
+
+    private static boolean electedPreferred(Admin admin, TopicPartition tp) {
+        try {
+            var outcome = admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp))
+                    .partitions().get(WAIT_SECONDS, TimeUnit.SECONDS).get(tp);
+            lastElection = String.valueOf(outcome);
+            return outcome.isEmpty()
+                    || outcome.get() instanceof org.apache.kafka.common.errors.ElectionNotNeededException;
+        } catch (Exception e) {
+            lastElection = e.toString();
+            return false;
         }
     }
 
@@ -193,9 +223,14 @@ class DeleteRecordsIT {
     }
 
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        awaitTrue(condition, () -> what);
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, java.util.function.Supplier<String> what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting: " + what);
+            assertTrue(System.nanoTime() < deadline, "timed out waiting: " + what.get());
             TimeUnit.MILLISECONDS.sleep(100);
         }
     }

@@ -20,6 +20,8 @@ import dev.cairn.protocol.message.DescribeGroupsRequest;
 import dev.cairn.protocol.message.DescribeLogDirsRequest;
 import dev.cairn.protocol.message.DescribeLogDirsResponse;
 import dev.cairn.protocol.message.DescribeGroupsResponse;
+import dev.cairn.protocol.message.ElectLeadersRequest;
+import dev.cairn.protocol.message.ElectLeadersResponse;
 import dev.cairn.protocol.message.FetchRequest;
 import dev.cairn.protocol.message.FetchResponse;
 import dev.cairn.protocol.message.FindCoordinatorRequest;
@@ -88,6 +90,7 @@ public enum ApiKey {
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 0, 0, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
+    ELECT_LEADERS(43, ElectLeadersRequest.SCHEMA, ElectLeadersResponse.SCHEMA, 0, 0, 2),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
     OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),
     DESCRIBE_CLUSTER(60, DescribeClusterRequest.SCHEMA, DescribeClusterResponse.SCHEMA, 0, 0, 0);

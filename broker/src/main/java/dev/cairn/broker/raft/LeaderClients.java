@@ -26,6 +26,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
@@ -51,6 +52,16 @@ final class LeaderClients implements Closeable {
     private final Function<List<Integer>, List<RaftPeer>> peers;
     private final RaftProperties properties;
     private final Map<UUID, RaftClient> clients = new ConcurrentHashMap<>();
+    /**
+     * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
+     * thread; queued ones wait their turn (an election request is rare, and each is bounded by its timeout).
+     */
+    private final java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors
+            .newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "cairn-leader-transfer");
+                thread.setDaemon(true);
+                return thread;
+            });
 
     LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
             RaftProperties properties) {
@@ -85,6 +96,33 @@ final class LeaderClients implements Closeable {
             }
             return result(tp, reply, error);
         });
+    }
+
+    /**
+     * Asks the group's leader, wherever it is, to hand leadership to {@code toNode} (Ratis's transfer: the leader
+     * waits for that replica to catch up, then has it start an election). Completes with whether it happened within
+     * {@code timeoutMs}.
+     */
+    CompletableFuture<Boolean> transferLeadership(TopicPartition tp, int toNode, long timeoutMs) {
+        Optional<Group> group = group(tp);
+        if (group.isEmpty()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        UUID gid = group.get().gid();
+        RaftClient client = clients.computeIfAbsent(gid, id -> newClient(id, group.get().replicas()));
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.admin().transferLeadership(RaftPeerId.valueOf(Integer.toString(toNode)), timeoutMs)
+                            .isSuccess();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("{}: leadership transfer to {} failed: {}", tp, toNode, e.toString());
+                    return false;
+                }
+            }, transfers);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            return CompletableFuture.completedFuture(false);
+        }
     }
 
     /** Whether a client's failure means Ratis has closed it: it answers nothing any more. */
@@ -147,6 +185,7 @@ final class LeaderClients implements Closeable {
 
     @Override
     public void close() throws IOException {
+        transfers.shutdownNow();
         for (RaftClient client : clients.values()) {
             client.close();
         }

@@ -276,6 +276,18 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         return leader ? Optional.of(machine.partition()) : Optional.empty();
     }
 
+    /**
+     * Hands the partition's leadership to {@code toNode}: directly when this broker leads it, otherwise through a
+     * Raft client to its leader (ElectLeaders on the controller). Completes with whether it happened in time.
+     */
+    public CompletableFuture<Boolean> transferLeadership(TopicPartition tp, int toNode, long timeoutMs) {
+        UUID gid = groupsByPartition.get(tp);
+        if (gid != null && leadership(tp).local()) {
+            return host.transferLeadership(RaftGroupId.valueOf(gid), Integer.toString(toNode), timeoutMs);
+        }
+        return leaderClients.transferLeadership(tp, toNode, timeoutMs);
+    }
+
     /** Every partition replica this broker holds and has opened, leader or follower, by partition. */
     public Map<TopicPartition, Partition> localReplicasByPartition() {
         Map<TopicPartition, Partition> replicas = new java.util.HashMap<>();
