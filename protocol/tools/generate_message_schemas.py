@@ -24,7 +24,7 @@ DECLARED_VERSIONS = {
     "SyncGroup": (0, 3), "Heartbeat": (0, 3), "LeaveGroup": (0, 1), "InitProducerId": (0, 4),
     "CreateTopics": (2, 4), "DeleteTopics": (1, 1), "DescribeCluster": (0, 0), "ListGroups": (0, 5),
     "DescribeGroups": (0, 3), "CreatePartitions": (0, 3), "DescribeConfigs": (1, 4),
-    "DeleteGroups": (0, 2), "OffsetDelete": (0, 0), "DeleteRecords": (0, 2), "DescribeLogDirs": (0, 4),
+    "DeleteGroups": (0, 2), "OffsetDelete": (0, 0), "DeleteRecords": (0, 2), "DescribeLogDirs": (1, 4),
     "ElectLeaders": (0, 2),
 }
 

@@ -88,7 +88,7 @@ public enum ApiKey {
     DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
-    DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 0, 0, 4),
+    DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 1, 1, 4),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     ELECT_LEADERS(43, ElectLeadersRequest.SCHEMA, ElectLeadersResponse.SCHEMA, 0, 0, 2),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),

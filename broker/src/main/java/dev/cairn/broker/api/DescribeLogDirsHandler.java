@@ -25,12 +25,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * DescribeLogDirs (key 35), versions 0-4 ({@code kafka-log-dirs}, {@code Admin.describeLogDirs}): this broker's one
- * log directory with the size of each partition replica it holds, leader or follower, as Kafka answers it per
- * broker. A null topic list means every local replica; replicas named but not held here are left out, as in
- * Kafka. The offset lag is 0: Kafka reports a lag only for "future" replicas being moved between a broker's
- * directories, which Cairn (one directory per broker) never has. Version 4 adds the directory's total and usable
- * bytes, read from its file store (-1 when the file store cannot say).
+ * DescribeLogDirs (key 35), versions 1-4 as in Kafka 4 ({@code kafka-log-dirs}, {@code Admin.describeLogDirs}):
+ * this broker's one log directory with the size of each partition replica it holds, leader or follower, as
+ * Kafka answers it per broker. A null topic list means every local replica; replicas named but not held here are
+ * left out, as in Kafka. The offset lag is 0: Kafka reports a lag only for "future" replicas being moved between a
+ * broker's directories, which Cairn (one directory per broker) never has. Version 4 adds the directory's total
+ * and usable bytes, read from its file store (-1 when the file store cannot say).
  */
 public final class DescribeLogDirsHandler implements RequestHandler {
     static final long UNKNOWN_BYTES = -1;
