@@ -17,7 +17,8 @@ import java.util.List;
  *                                indefinite error when its outcome is still unknown (Maelstrom's client gives up
  *                                after 5 s and then closes the client; maelstrom.md 2.4)
  * @param unsafeAckBeforeCommit   deliberately broken: the leader acknowledges a send with a predicted offset
- *                                before Raft commits it (used only to show that the harness catches it)
+ *                                before Raft commits it (used only to show that the checker catches it:
+ *                                {@code .ci/maelstrom.sh --broken} and {@code KafkaNodeIT})
  */
 public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
         long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit) {

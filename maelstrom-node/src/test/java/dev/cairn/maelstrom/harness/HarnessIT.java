@@ -5,11 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.maelstrom.harness.fixture.ReferenceNodes;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -115,28 +111,5 @@ class HarnessIT {
         assertFalse(result.valid());
         assertEquals(HarnessResult.EXIT_CRASHED, result.exitCode());
         assertEquals(List.of("Node n0 crashed with exit status 3"), result.failures());
-    }
-
-    @Test
-    @Timeout(60)
-    void commandLineRunsAndExitsZeroWhenValid() throws Exception {
-        List<String> command = ReferenceNodes.command("correct");
-        String[] args = new String[] {"--bin", command.get(0), "--node-count", "1", "--concurrency", "2n",
-            "--rate", "50", "--time-limit", "3", "--recovery-wait", "0.5", "--final-polls", "5",
-            "--log-dir", LOG_DIR.resolve("cli").toString(), "--"};
-        String[] full = new String[args.length + command.size() - 1];
-        System.arraycopy(args, 0, full, 0, args.length);
-        for (int i = 1; i < command.size(); i++) {
-            full[args.length + i - 1] = command.get(i);
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        long startNs = System.nanoTime();
-        int exit = HarnessMain.run(full, new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        String report = bytes.toString(StandardCharsets.UTF_8);
-        System.out.print(report);
-        assertEquals(0, exit, report);
-        assertTrue(report.contains("Everything looks good!"), report);
-        assertTrue(report.contains("latency ok ops (ms)"), report);
-        assertTrue(Duration.ofNanos(System.nanoTime() - startNs).toSeconds() < 30, "bounded run");
     }
 }
