@@ -9,18 +9,26 @@ fall behind.
 import re
 import sys
 
-SOURCE = 'broker/src/main/java/dev/cairn/broker/config/BrokerConfig.java'
-PRETTY = {'1L << 30': '1073741824', '7L * 24 * 3600 * 1000': '604800000',
+SOURCES = ['broker/src/main/java/dev/cairn/broker/config/BrokerConfig.java',
+           'broker/src/main/java/dev/cairn/broker/config/SecurityKeys.java']
+PRETTY = {'KafkaListener.PROTOCOLMAPDEFAULT': 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+          '64L * 1024 * 1024': '67108864', '256L * 1024 * 1024': '268435456',
+          '1L << 30': '1073741824', '7L * 24 * 3600 * 1000': '604800000',
           'Long.MAXVALUE': '9223372036854775807 (never)'}
 
-source = open(SOURCE, encoding='utf-8').read()
+source = '\n'.join(open(path, encoding='utf-8').read() for path in SOURCES)
 rows = []
 properties = []
-pattern = r'(intKey|longKey|boolKey|stringKey)\(\s*"([^"]+)",\s*(.*?),\s*"((?:[^"\\]|\\.)*(?:"\s*\+\s*"(?:[^"\\]|\\.)*)*)"\);'
+# A password key has no default argument: give it an empty one so one pattern reads every kind.
+source = re.sub(r'passwordKey\(\s*("[^"]+"),', r'passwordKey(\1, "",', source)
+pattern = (r'(intKey|longKey|boolKey|stringKey|passwordKey)\(\s*"([^"]+)",\s*(.*?),\s*'
+           r'"((?:[^"\\]|\\.)*(?:"\s*\+\s*"(?:[^"\\]|\\.)*)*)"\);')
 for match in re.finditer(pattern, source, re.S):
     _, name, rest, doc = match.groups()
     doc = re.sub(r'"\s*\+\s*"', '', doc).replace('\\"', '"')
-    default = rest.split(',')[0].strip().strip('"').replace('_', '')
+    text = rest.strip()
+    # A quoted default may hold commas (a list); anything else ends at the first comma (the bounds follow).
+    default = text[1:text.index('"', 1)] if text.startswith('"') else text.split(',')[0].strip().replace('_', '')
     default = PRETTY.get(default, default.rstrip('L'))
     rows.append(f"| `{name}` | `{default or '(empty)'}` | {doc} |")
     bare = default.replace(' (never)', '')

@@ -1,6 +1,7 @@
 """Round trip through Cairn with confluent-kafka (librdkafka) for Python.
 
-Usage: confluent_round_trip.py BOOTSTRAP TOPIC COUNT
+Usage: confluent_round_trip.py BOOTSTRAP TOPIC COUNT [KEY=VALUE;KEY=VALUE...]
+The optional last argument adds librdkafka settings to both clients (security.protocol, sasl.*, ssl.*).
 Produces COUNT keyed messages with acks=all and idempotence, then consumes the topic from the beginning
 with a standalone consumer (assign, no group) and checks every message came back once, in order.
 Exits 0 on success and prints one line describing what it checked.
@@ -11,6 +12,7 @@ import time
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 bootstrap, topic, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = dict(setting.split("=", 1) for setting in sys.argv[4].split(";")) if len(sys.argv) > 4 else {}
 
 delivered = []
 errors = []
@@ -24,7 +26,7 @@ def on_delivery(err, msg):
 
 
 producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                     "linger.ms": 5})
+                     "linger.ms": 5, **extra})
 for i in range(count):
     producer.produce(topic, key=f"k{i}".encode(), value=f"v{i}".encode(), partition=0,
                      on_delivery=on_delivery)
@@ -34,7 +36,7 @@ if remaining or errors or len(delivered) != count:
     sys.exit(f"produce failed: {remaining} undelivered, {len(delivered)} delivered, errors {errors[:3]}")
 
 consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "py-standalone",
-                     "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+                     "enable.auto.commit": False, "auto.offset.reset": "earliest", **extra})
 consumer.assign([TopicPartition(topic, 0, 0)])
 values = []
 deadline = time.time() + 60

@@ -1,6 +1,19 @@
 package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
+import dev.cairn.broker.api.DescribeClientQuotasHandler;
+import dev.cairn.broker.security.JaasPlainUsers;
+import dev.cairn.broker.net.ListenerSecurity;
+import dev.cairn.broker.config.TlsSettings;
+import dev.cairn.broker.config.SecurityKeys;
+import dev.cairn.broker.config.SaslSettings;
+import dev.cairn.broker.config.KafkaListener;
+import dev.cairn.broker.config.ConfigException;
+import dev.cairn.broker.api.AlterUserScramCredentialsHandler;
+import dev.cairn.broker.api.DescribeUserScramCredentialsHandler;
+import dev.cairn.broker.api.SaslMechanisms;
+import dev.cairn.broker.api.SaslAuthenticateHandler;
+import dev.cairn.broker.api.SaslHandshakeHandler;
 import dev.cairn.broker.api.ApiVersionsHandler;
 import dev.cairn.broker.api.CreatePartitionsHandler;
 import dev.cairn.broker.api.CreateTopicsHandler;
@@ -61,6 +74,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -132,7 +146,7 @@ public final class Broker implements Closeable {
         Files.createDirectories(dataDir);
         String localClusterId = ClusterIdentity.local(dataDir);
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
-                config.nodeId(), config.listener(), config.raftListener(), dataDir);
+                config.nodeId(), config.kafkaListener(), config.raftListener(), dataDir);
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
         LOG.info("Durability: a produce is acknowledged once a majority of its replicas {}", config.fsyncBeforeAck()
                 ? "fsynced it (log.flush.interval.messages=1)"
@@ -172,7 +186,8 @@ public final class Broker implements Closeable {
             try {
                 server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                         config.socketRequestMaxBytes(), config.maxConnections(),
-                        Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes());
+                        Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes(),
+                        listenerSecurity(config));
             } catch (Exception e) {
                 // Netty rethrows the bind failure as it came, a checked IOException included.
                 throw AddressInUse.named(e, "listeners", config.listener().toString());
@@ -211,6 +226,11 @@ public final class Broker implements Closeable {
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
         return new Broker(config, cluster, timers, server, metricsServer);
+    }
+
+    private static ListenerSecurity listenerSecurity(BrokerConfig config) {
+        KafkaListener listener = config.kafkaListener();
+        return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config) : null);
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */
@@ -290,6 +310,11 @@ public final class Broker implements Closeable {
                 System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
+        handlers.put(ApiKey.SASL_HANDSHAKE, new SaslHandshakeHandler(saslMechanisms(config, cluster)));
+        handlers.put(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateHandler());
+        handlers.put(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, new DescribeUserScramCredentialsHandler(cluster));
+        handlers.put(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, new AlterUserScramCredentialsHandler(cluster));
+        handlers.put(ApiKey.DESCRIBE_CLIENT_QUOTAS, new DescribeClientQuotasHandler());
         handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
@@ -299,6 +324,22 @@ public final class Broker implements Closeable {
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
+    }
+
+    /** The SASL mechanisms of the listener (none when it has no SASL): PLAIN users from its JAAS text. */
+    private static SaslMechanisms saslMechanisms(BrokerConfig config, RatisCluster cluster) {
+        if (!config.kafkaListener().protocol().sasl()) {
+            return new SaslMechanisms(List.of(), Map.of(), () -> cluster.image().scramCredentials());
+        }
+        SaslSettings sasl = SaslSettings.of(config);
+        Map<String, String> plainUsers;
+        try {
+            plainUsers = sasl.plainJaasConfig() == null ? Map.of() : JaasPlainUsers.parse(sasl.plainJaasConfig());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(SecurityKeys.jaasKey(config.kafkaListener().name(), "PLAIN") + ": "
+                    + e.getMessage());
+        }
+        return new SaslMechanisms(sasl.mechanisms(), plainUsers, () -> cluster.image().scramCredentials());
     }
 
     /**

@@ -3,8 +3,8 @@ package dev.cairn.broker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cairn.broker.ExternalTool.Run;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,7 +22,6 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.GroupState;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class LibrdkafkaIT {
-    private static final long TOOL_TIMEOUT_S = 90;
     @TempDir
     static Path dataDir;
     private static BrokerFixture broker;
@@ -52,37 +50,12 @@ class LibrdkafkaIT {
         broker.close();
     }
 
-    private record Run(int exitCode, String stdout, String stderr) {
-    }
-
     private static Run run(String input, String... command) throws IOException, InterruptedException {
-        Path out = Files.createTempFile(dataDir, "out", ".txt");
-        Path err = Files.createTempFile(dataDir, "err", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        Process process = builder.start();
-        if (input != null) {
-            process.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
-        }
-        process.getOutputStream().close();
-        if (!process.waitFor(TOOL_TIMEOUT_S, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish within " + TOOL_TIMEOUT_S + " s");
-        }
-        return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+        return ExternalTool.run(dataDir, input, command);
     }
 
     private static void requireTool(String... probe) throws InterruptedException {
-        boolean present;
-        try {
-            present = run(null, probe).exitCode == 0;
-        } catch (IOException e) {
-            present = false;
-        }
-        String what = String.join(" ", probe);
-        if ("true".equals(System.getenv("CI"))) {
-            assertTrue(present, what + " is required in CI (.ci/run installs it)");
-        }
-        Assumptions.assumeTrue(present, "skipped: " + what + " is not available on this machine");
+        ExternalTool.require(dataDir, probe);
     }
 
     @Test
@@ -179,7 +152,7 @@ class LibrdkafkaIT {
                         "-X", "auto.offset.reset=earliest", "-d", "protocol", topic)
                         .redirectOutput(outputs.get(i).toFile()).redirectError(logs.get(i).toFile()).start());
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TOOL_TIMEOUT_S);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ExternalTool.TIMEOUT_S);
             Set<String> consumed = new HashSet<>();
             ConsumerGroupDescription description = null;
             while (System.nanoTime() < deadline) {

@@ -1,25 +1,31 @@
 package dev.cairn.protocol;
 
+import dev.cairn.protocol.message.AlterUserScramCredentialsRequest;
+import dev.cairn.protocol.message.AlterUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ApiVersionsRequest;
 import dev.cairn.protocol.message.ApiVersionsResponse;
 import dev.cairn.protocol.message.CreatePartitionsRequest;
 import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
-import dev.cairn.protocol.message.DeleteTopicsRequest;
-import dev.cairn.protocol.message.DeleteTopicsResponse;
 import dev.cairn.protocol.message.DeleteGroupsRequest;
 import dev.cairn.protocol.message.DeleteGroupsResponse;
 import dev.cairn.protocol.message.DeleteRecordsRequest;
 import dev.cairn.protocol.message.DeleteRecordsResponse;
+import dev.cairn.protocol.message.DeleteTopicsRequest;
+import dev.cairn.protocol.message.DeleteTopicsResponse;
+import dev.cairn.protocol.message.DescribeClientQuotasRequest;
+import dev.cairn.protocol.message.DescribeClientQuotasResponse;
 import dev.cairn.protocol.message.DescribeClusterRequest;
 import dev.cairn.protocol.message.DescribeClusterResponse;
 import dev.cairn.protocol.message.DescribeConfigsRequest;
 import dev.cairn.protocol.message.DescribeConfigsResponse;
 import dev.cairn.protocol.message.DescribeGroupsRequest;
+import dev.cairn.protocol.message.DescribeGroupsResponse;
 import dev.cairn.protocol.message.DescribeLogDirsRequest;
 import dev.cairn.protocol.message.DescribeLogDirsResponse;
-import dev.cairn.protocol.message.DescribeGroupsResponse;
+import dev.cairn.protocol.message.DescribeUserScramCredentialsRequest;
+import dev.cairn.protocol.message.DescribeUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ElectLeadersRequest;
 import dev.cairn.protocol.message.ElectLeadersResponse;
 import dev.cairn.protocol.message.FetchRequest;
@@ -48,6 +54,10 @@ import dev.cairn.protocol.message.OffsetFetchRequest;
 import dev.cairn.protocol.message.OffsetFetchResponse;
 import dev.cairn.protocol.message.ProduceRequest;
 import dev.cairn.protocol.message.ProduceResponse;
+import dev.cairn.protocol.message.SaslAuthenticateRequest;
+import dev.cairn.protocol.message.SaslAuthenticateResponse;
+import dev.cairn.protocol.message.SaslHandshakeRequest;
+import dev.cairn.protocol.message.SaslHandshakeResponse;
 import dev.cairn.protocol.message.SyncGroupRequest;
 import dev.cairn.protocol.message.SyncGroupResponse;
 import dev.cairn.protocol.schema.Schema;
@@ -82,6 +92,14 @@ public enum ApiKey {
     SYNC_GROUP(14, SyncGroupRequest.SCHEMA, SyncGroupResponse.SCHEMA, 0, 0, 3),
     DESCRIBE_GROUPS(15, DescribeGroupsRequest.SCHEMA, DescribeGroupsResponse.SCHEMA, 0, 0, 3),
     LIST_GROUPS(16, ListGroupsRequest.SCHEMA, ListGroupsResponse.SCHEMA, 0, 0, 5),
+    /**
+     * SaslHandshake v0 is not served: after it the client would send raw SASL tokens without Kafka framing (clients
+     * older than Kafka 1.0 only); v1 is followed by SaslAuthenticate requests. It is advertised from v0 all the same,
+     * as Produce is: librdkafka enables SASL only when ApiVersions lists SaslHandshake v0 ("SASL Handshake not
+     * supported by broker" otherwise), then uses v1 since SaslAuthenticate is listed. A v0 request decodes as
+     * unsupported and the connection is closed.
+     */
+    SASL_HANDSHAKE(17, SaslHandshakeRequest.SCHEMA, SaslHandshakeResponse.SCHEMA, 0, 1, 1),
     API_VERSIONS(18, ApiVersionsRequest.SCHEMA, ApiVersionsResponse.SCHEMA, 0, 0, 3),
     CREATE_TOPICS(19, CreateTopicsRequest.SCHEMA, CreateTopicsResponse.SCHEMA, 2, 2, 4),
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
@@ -89,10 +107,16 @@ public enum ApiKey {
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 1, 1, 4),
+    SASL_AUTHENTICATE(36, SaslAuthenticateRequest.SCHEMA, SaslAuthenticateResponse.SCHEMA, 0, 0, 2),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     ELECT_LEADERS(43, ElectLeadersRequest.SCHEMA, ElectLeadersResponse.SCHEMA, 0, 0, 2),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
     OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),
+    DESCRIBE_CLIENT_QUOTAS(48, DescribeClientQuotasRequest.SCHEMA, DescribeClientQuotasResponse.SCHEMA, 0, 0, 1),
+    DESCRIBE_USER_SCRAM_CREDENTIALS(50, DescribeUserScramCredentialsRequest.SCHEMA,
+            DescribeUserScramCredentialsResponse.SCHEMA, 0, 0, 0),
+    ALTER_USER_SCRAM_CREDENTIALS(51, AlterUserScramCredentialsRequest.SCHEMA,
+            AlterUserScramCredentialsResponse.SCHEMA, 0, 0, 0),
     DESCRIBE_CLUSTER(60, DescribeClusterRequest.SCHEMA, DescribeClusterResponse.SCHEMA, 0, 0, 0);
 
     /** Request header v1: api key, api version, correlation id, client id. */

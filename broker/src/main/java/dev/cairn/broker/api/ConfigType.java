@@ -8,7 +8,8 @@ enum ConfigType {
     STRING(2),
     INT(3),
     LONG(5),
-    LIST(7);
+    LIST(7),
+    PASSWORD(9);
 
     private final byte id;
 
@@ -27,6 +28,7 @@ enum ConfigType {
             case STRING -> STRING;
             case INT -> INT;
             case LONG -> LONG;
+            case PASSWORD -> PASSWORD;
         };
     }
 }

@@ -164,11 +164,14 @@ public final class DescribeConfigsHandler implements RequestHandler {
 
     /** The broker's value for {@code key}: the configured one if it was set, then the default. */
     private List<Synonym> brokerSynonyms(ConfigKey<?> key) {
-        Synonym fallback = new Synonym(key.name(), key.defaultText(), ConfigSource.DEFAULT_CONFIG);
+        // A secret is reported as set or not, never with its value (Kafka answers null and isSensitive=true).
+        Synonym fallback = new Synonym(key.name(), key.sensitive() ? null : key.defaultText(),
+                ConfigSource.DEFAULT_CONFIG);
         if (!config.isExplicit(key)) {
             return List.of(fallback);
         }
-        return List.of(new Synonym(key.name(), config.text(key), ConfigSource.STATIC_BROKER_CONFIG), fallback);
+        return List.of(new Synonym(key.name(), key.sensitive() ? null : config.text(key),
+                ConfigSource.STATIC_BROKER_CONFIG), fallback);
     }
 
     /** A config entry whose value and source are those of its first synonym, the one in effect. */
@@ -189,7 +192,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
                 .set(DescribeConfigsResourceResult.VALUE, effective.value())
                 .set(DescribeConfigsResourceResult.READ_ONLY, readOnly)
                 .set(DescribeConfigsResourceResult.CONFIG_SOURCE, effective.source().id())
-                .set(DescribeConfigsResourceResult.IS_SENSITIVE, false)
+                .set(DescribeConfigsResourceResult.IS_SENSITIVE, type == ConfigType.PASSWORD)
                 .set(DescribeConfigsResourceResult.SYNONYMS, listed)
                 .set(DescribeConfigsResourceResult.CONFIG_TYPE, type.id())
                 .set(DescribeConfigsResourceResult.DOCUMENTATION, options.includeDocumentation() ? doc : null);

@@ -45,6 +45,9 @@ public final class ClusterMetadata {
             publish(current, current.withClusterId(raftIndex, agreed), command);
             return MetadataResult.OK;
         }
+        if (command instanceof MetadataCommand.AlterScramCredentials alter) {
+            return alterScram(raftIndex, current, alter);
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
@@ -113,6 +116,29 @@ public final class ClusterMetadata {
         }
         publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), command);
         return result;
+    }
+
+    /**
+     * Applies removals, then upserts. New users beyond {@link ScramCredentials#USERS_MAX} are refused as a whole
+     * command (nothing changes), so the metadata group's size stays bounded whatever clients send.
+     */
+    private MetadataResult alterScram(long raftIndex, MetadataImage current,
+            MetadataCommand.AlterScramCredentials alter) {
+        ScramCredentials credentials = current.scramCredentials();
+        for (MetadataCommand.ScramDeletion deletion : alter.deletions()) {
+            credentials = credentials.without(deletion.user(), deletion.mechanism());
+        }
+        for (MetadataCommand.ScramUpsertion upsertion : alter.upsertions()) {
+            credentials = credentials.with(upsertion.user(), upsertion.mechanism(), upsertion.credential());
+        }
+        if (credentials.userCount() > ScramCredentials.USERS_MAX
+                && credentials.userCount() > current.scramCredentials().userCount()) {
+            publish(current, current.withScramCredentials(raftIndex, current.scramCredentials()), null);
+            return new MetadataResult.Rejected(ErrorCode.POLICY_VIOLATION, "the cluster holds SCRAM credentials for "
+                    + ScramCredentials.USERS_MAX + " users at most");
+        }
+        publish(current, current.withScramCredentials(raftIndex, credentials), alter);
+        return MetadataResult.OK;
     }
 
     /** Replaces the state with a snapshot's. */

@@ -35,6 +35,8 @@ public final class MetadataCodec {
     private static final byte ADD_PARTITIONS = 7;
     /** Added after format version 1 was in use, like ADD_PARTITIONS. */
     private static final byte PROPOSE_CLUSTER_ID = 8;
+    /** Added later, like ADD_PARTITIONS. */
+    private static final byte ALTER_SCRAM_CREDENTIALS = 9;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -71,6 +73,17 @@ public final class MetadataCodec {
             } else if (command instanceof MetadataCommand.UpdateDeadBrokers u) {
                 out.writeByte(UPDATE_DEAD_BROKERS);
                 writeIntSet(out, u.deadBrokers());
+            } else if (command instanceof MetadataCommand.AlterScramCredentials a) {
+                out.writeByte(ALTER_SCRAM_CREDENTIALS);
+                out.writeInt(a.deletions().size());
+                for (MetadataCommand.ScramDeletion d : a.deletions()) {
+                    out.writeUTF(d.user());
+                    out.writeByte(d.mechanism());
+                }
+                out.writeInt(a.upsertions().size());
+                for (MetadataCommand.ScramUpsertion u : a.upsertions()) {
+                    writeCredential(out, u.user(), u.mechanism(), u.credential());
+                }
             } else if (command instanceof MetadataCommand.UpdatePartitionState u) {
                 out.writeByte(UPDATE_PARTITION_STATE);
                 out.writeLong(u.topicId().getMostSignificantBits());
@@ -97,9 +110,45 @@ public final class MetadataCodec {
                 case UPDATE_DEAD_BROKERS -> new MetadataCommand.UpdateDeadBrokers(readIntSet(in));
                 case UPDATE_PARTITION_STATE -> new MetadataCommand.UpdatePartitionState(
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
+                case ALTER_SCRAM_CREDENTIALS -> readAlterScram(in);
                 default -> throw new IOException("unknown metadata command type " + type);
             };
         });
+    }
+
+    private static MetadataCommand readAlterScram(DataInputStream in) throws IOException {
+        int deletionCount = readCount(in);
+        List<MetadataCommand.ScramDeletion> deletions = new ArrayList<>();
+        for (int i = 0; i < deletionCount; i++) {
+            deletions.add(new MetadataCommand.ScramDeletion(in.readUTF(), in.readByte()));
+        }
+        int upsertionCount = readCount(in);
+        List<MetadataCommand.ScramUpsertion> upsertions = new ArrayList<>();
+        for (int i = 0; i < upsertionCount; i++) {
+            upsertions.add(readCredential(in));
+        }
+        return new MetadataCommand.AlterScramCredentials(deletions, upsertions);
+    }
+
+    private static void writeCredential(DataOutputStream out, String user, byte mechanism, byte[] credential)
+            throws IOException {
+        out.writeUTF(user);
+        out.writeByte(mechanism);
+        out.writeShort(credential.length);
+        out.write(credential);
+    }
+
+    private static MetadataCommand.ScramUpsertion readCredential(DataInputStream in) throws IOException {
+        String user = in.readUTF();
+        byte mechanism = in.readByte();
+        int length = in.readUnsignedShort();
+        if (length > ScramCredentials.CREDENTIAL_BYTES_MAX) {
+            throw new IOException("SCRAM credential of " + length + " bytes exceeds "
+                    + ScramCredentials.CREDENTIAL_BYTES_MAX);
+        }
+        byte[] credential = new byte[length];
+        in.readFully(credential);
+        return new MetadataCommand.ScramUpsertion(user, mechanism, credential);
     }
 
     public static byte[] encode(MetadataResult result) {
@@ -156,6 +205,19 @@ public final class MetadataCodec {
             if (image.clusterId() != null) {
                 out.writeUTF(image.clusterId());
             }
+            // Appended later still: SCRAM credentials. Older snapshots end before them (none).
+            out.writeInt(image.scramCredentials().size());
+            java.io.IOException[] failure = new java.io.IOException[1];
+            image.scramCredentials().forEach((user, mechanism, credential) -> {
+                try {
+                    writeCredential(out, user, mechanism, credential);
+                } catch (IOException e) {
+                    failure[0] = e;
+                }
+            });
+            if (failure[0] != null) {
+                throw failure[0];
+            }
         });
     }
 
@@ -183,8 +245,14 @@ public final class MetadataCodec {
             }
             java.util.Set<Integer> dead = readIntSet(in);
             String clusterId = in.available() > 0 && in.readBoolean() ? in.readUTF() : null;
+            int credentialCount = in.available() > 0 ? readCount(in) : 0;
+            List<MetadataCommand.ScramUpsertion> entries = new ArrayList<>();
+            for (int i = 0; i < credentialCount; i++) {
+                entries.add(readCredential(in));
+            }
+            ScramCredentials credentials = ScramCredentials.of(entries);
             return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
-                    .withClusterId(appliedRaftIndex, clusterId);
+                    .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials);
         });
     }
 

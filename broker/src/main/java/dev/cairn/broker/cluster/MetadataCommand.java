@@ -55,4 +55,39 @@ public sealed interface MetadataCommand {
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }
+
+    /**
+     * Sets and removes SCRAM credentials (AlterUserScramCredentials): removals first, then upserts, in order. A
+     * credential is the security package's encoding (salt, stored key, server key, iterations), never a password.
+     */
+    record AlterScramCredentials(java.util.List<ScramDeletion> deletions, java.util.List<ScramUpsertion> upsertions)
+            implements MetadataCommand {
+        public AlterScramCredentials {
+            deletions = java.util.List.copyOf(deletions);
+            upsertions = java.util.List.copyOf(upsertions);
+        }
+    }
+
+    /** Removes {@code user}'s credential for one mechanism (Kafka's mechanism type id). */
+    record ScramDeletion(String user, byte mechanism) {
+    }
+
+    /** Sets {@code user}'s credential for one mechanism. Compared by content; printed without the credential. */
+    record ScramUpsertion(String user, byte mechanism, byte[] credential) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof ScramUpsertion that && user.equals(that.user) && mechanism == that.mechanism
+                    && java.util.Arrays.equals(credential, that.credential);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(user, mechanism, java.util.Arrays.hashCode(credential));
+        }
+
+        @Override
+        public String toString() {
+            return "ScramUpsertion[user=" + user + ", mechanism=" + mechanism + "]";
+        }
+    }
 }

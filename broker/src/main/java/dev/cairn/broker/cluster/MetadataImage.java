@@ -13,10 +13,18 @@ import java.util.UUID;
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
-        java.util.Set<Integer> deadBrokers, String clusterId) {
+        java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
             java.util.Set.of(), null);
+
+    /** An image without SCRAM credentials. */
+    public MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
+            SortedMap<String, TopicInfo> topics, long nextProducerId,
+            Map<TopicPartition, PartitionState> partitionStates, java.util.Set<Integer> deadBrokers, String clusterId) {
+        this(appliedRaftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
+                ScramCredentials.EMPTY);
+    }
 
     public MetadataImage {
         brokers = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
@@ -59,11 +67,16 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead, clusterId);
+                newStates, newDead, clusterId, scramCredentials);
     }
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                newClusterId);
+                newClusterId, scramCredentials);
+    }
+
+    MetadataImage withScramCredentials(long raftIndex, ScramCredentials credentials) {
+        return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
+                clusterId, credentials);
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The broker's tunables. With no keys set this is a complete single-node cluster: Kafka listener
@@ -55,7 +56,8 @@ public record BrokerConfig(
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
             "This broker's id; unique in the cluster and present in raft.voters.");
     public static final ConfigKey<String> LISTENERS = stringKey("listeners", "127.0.0.1:9092",
-            "Kafka listener, host:port or PLAINTEXT://host:port.");
+            "Kafka listener, host:port or NAME://host:port (NAME in listener.security.protocol.map: PLAINTEXT, SSL, "
+            + "SASL_PLAINTEXT, SASL_SSL by default). One per broker.");
     public static final ConfigKey<String> ADVERTISED_LISTENERS = stringKey("advertised.listeners", "",
             "Address clients are told to use; empty means the listener's.");
     public static final ConfigKey<String> RAFT_LISTENER = stringKey("raft.listener", "127.0.0.1:9093",
@@ -82,7 +84,8 @@ public record BrokerConfig(
             300_000L, 1000, Long.MAX_VALUE, "How often each partition leader applies retention (and roll by age).");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MESSAGES = longKey("log.flush.interval.messages",
             Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches. 1 also makes every "
-            + "acknowledged produce wait until a majority of replicas fsynced it (otherwise: written, fsync follows).");
+            + "acknowledged produce wait until a majority of replicas fsynced it (otherwise: written, fsync follows; "
+            + "see Durability).");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MS = longKey("log.flush.interval.ms", Long.MAX_VALUE, 1,
             Long.MAX_VALUE, "fsync a partition log when its oldest unflushed batch is this old.");
     public static final ConfigKey<Integer> MESSAGE_MAX_BYTES = intKey("message.max.bytes", 1_048_588, 64,
@@ -140,7 +143,8 @@ public record BrokerConfig(
             "Prometheus scrape port (GET /metrics) on the listener's host; -1 disables it, 0 picks a free port.");
 
     /** Every key, in the order the README and sample configs list them. */
-    public static final List<ConfigKey<?>> KEYS = List.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS, RAFT_LISTENER,
+    public static final List<ConfigKey<?>> KEYS = Stream.concat(Stream.of(NODE_ID, LISTENERS, ADVERTISED_LISTENERS,
+            RAFT_LISTENER,
             RAFT_VOTERS, LOG_DIRS, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR, AUTO_CREATE_TOPICS_ENABLE,
             LOG_SEGMENT_BYTES, LOG_SEGMENT_MS, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             LOG_FLUSH_INTERVAL_MESSAGES,
@@ -150,11 +154,21 @@ public record BrokerConfig(
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
-            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT);
+            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT), SecurityKeys.KEYS.stream()).toList();
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
         explicitText = Map.copyOf(explicitText);
+    }
+
+    /** The Kafka listener: its name, security protocol and address. */
+    public KafkaListener kafkaListener() {
+        return KafkaListener.parse(text(LISTENERS), text(SecurityKeys.LISTENER_SECURITY_PROTOCOL_MAP));
+    }
+
+    /** The text of a key outside {@link #KEYS} (a listener's JAAS key), or null when it was not set. */
+    public String extraText(String key) {
+        return explicitText.get(key);
     }
 
     /** {@code num.io.threads}: threads handing commands to Raft groups. */
@@ -207,7 +221,7 @@ public record BrokerConfig(
     public static BrokerConfig fromMap(Map<String, String> values) {
         List<String> unknown = new ArrayList<>();
         for (String key : values.keySet()) {
-            if (KEYS.stream().noneMatch(k -> k.name().equals(key))) {
+            if (KEYS.stream().noneMatch(k -> k.name().equals(key)) && !SecurityKeys.isJaasKey(key)) {
                 unknown.add(key);
             }
         }
@@ -220,14 +234,16 @@ public record BrokerConfig(
             text.put(key.name(), values.getOrDefault(key.name(), key.defaultText()));
         }
         int nodeId = NODE_ID.parse(text.get(NODE_ID.name()));
-        HostPort listener = HostPort.parse(LISTENERS.parse(text.get(LISTENERS.name())));
+        KafkaListener kafkaListener = KafkaListener.parse(LISTENERS.parse(text.get(LISTENERS.name())),
+                text.get(SecurityKeys.LISTENER_SECURITY_PROTOCOL_MAP.name()));
+        HostPort listener = kafkaListener.address();
         String advertised = ADVERTISED_LISTENERS.parse(text.get(ADVERTISED_LISTENERS.name()));
         HostPort raftListener = HostPort.parse(RAFT_LISTENER.parse(text.get(RAFT_LISTENER.name())));
         String voters = RAFT_VOTERS.parse(text.get(RAFT_VOTERS.name()));
         BrokerConfig config = new BrokerConfig(
                 nodeId,
                 listener,
-                advertised.isBlank() ? listener : HostPort.parse(advertised),
+                advertised.isBlank() ? listener : kafkaListener.advertised(advertised),
                 raftListener,
                 voters.isBlank() ? List.of(new RaftVoter(nodeId, raftListener)) : RaftVoter.parseList(voters),
                 Path.of(LOG_DIRS.parse(text.get(LOG_DIRS.name()))),
@@ -258,6 +274,12 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
+        if (config.kafkaListener().protocol().tls()) {
+            TlsSettings.of(config);
+        }
+        if (config.kafkaListener().protocol().sasl()) {
+            SaslSettings.of(config);
+        }
         config.raftSnapshotIntervalBytes();
         if (config.queuedMaxRequestBytes() == 0) {
             throw new ConfigException("queued.max.request.bytes must be positive, or -1 for no bound; got 0");

@@ -12,7 +12,7 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Kind kin
 
     /** The kind of value a key holds. */
     public enum Kind {
-        BOOLEAN, STRING, INT, LONG
+        BOOLEAN, STRING, INT, LONG, PASSWORD
     }
 
     public T parse(String text) {
@@ -56,5 +56,15 @@ public record ConfigKey<T>(String name, String defaultText, String doc, Kind kin
 
     static ConfigKey<String> stringKey(String name, String defaultValue, String doc) {
         return new ConfigKey<>(name, defaultValue, doc, Kind.STRING, text -> text);
+    }
+
+    /** A secret: DescribeConfigs reports it as sensitive with no value, and no log line prints it. */
+    static ConfigKey<String> passwordKey(String name, String doc) {
+        return new ConfigKey<>(name, "", doc, Kind.PASSWORD, text -> text);
+    }
+
+    /** Whether the value is a secret that must never be shown. */
+    public boolean sensitive() {
+        return kind == Kind.PASSWORD;
     }
 }

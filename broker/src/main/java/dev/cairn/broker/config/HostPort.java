@@ -1,8 +1,8 @@
 package dev.cairn.broker.config;
 
 /**
- * A listener address. Accepts {@code host:port}, {@code PLAINTEXT://host:port} (Kafka's listener syntax,
- * plaintext only) and bracketed IPv6 {@code [::1]:port}.
+ * An address. Accepts {@code host:port}, {@code PLAINTEXT://host:port} and bracketed IPv6 {@code [::1]:port}; a
+ * Kafka listener with another security protocol is parsed by {@link KafkaListener}.
  */
 public record HostPort(String host, int port) {
 

@@ -9,6 +9,11 @@ package dev.cairn.broker.config;
 public final class Limits {
     /** Largest request frame accepted at all; {@code socket.request.max.bytes} may only lower it. */
     public static final int REQUEST_BYTES_MAX = 512 * 1024 * 1024;
+    /**
+     * Largest frame read from a connection that has not logged in yet, on a SASL listener (Kafka's
+     * sasl.server.max.receive.size default): ApiVersions and SASL tokens are a few hundred bytes.
+     */
+    public static final int UNAUTHENTICATED_FRAME_BYTES_MAX = 512 * 1024;
     /** Largest record batch the broker stores; {@code message.max.bytes} may only lower it. */
     public static final int RECORD_BATCH_BYTES_MAX = 64 * 1024 * 1024;
     /** Segment files are addressed with 32-bit positions in the offset index. */

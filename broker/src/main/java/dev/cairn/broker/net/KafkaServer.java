@@ -3,7 +3,6 @@ package dev.cairn.broker.net;
 import dev.cairn.broker.api.RequestContext;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.config.Limits;
-import dev.cairn.protocol.Framing;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -17,7 +16,6 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.Closeable;
@@ -71,6 +69,18 @@ public final class KafkaServer implements Closeable {
      */
     public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
             int connectionsMax, int ioThreads, long queuedRequestBytesMax) throws InterruptedException {
+        return start(host, port, handler, requestBytesMax, connectionsMax, ioThreads, queuedRequestBytesMax,
+                ListenerSecurity.PLAINTEXT);
+    }
+
+    /**
+     * As {@link #start(String, int, RequestHandler, int, int, int, long)}, with the listener's security: TLS (the
+     * handshake before the first frame; records are then copied through the heap, since file regions cannot be
+     * encrypted in place) and whether clients must log in with SASL first.
+     */
+    public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
+            int connectionsMax, int ioThreads, long queuedRequestBytesMax, ListenerSecurity security)
+            throws InterruptedException {
         if (requestBytesMax > Limits.REQUEST_BYTES_MAX) {
             throw new IllegalArgumentException("requestBytesMax " + requestBytesMax + " exceeds REQUEST_BYTES_MAX "
                     + Limits.REQUEST_BYTES_MAX);
@@ -97,7 +107,7 @@ public final class KafkaServer implements Closeable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         RequestContext context = new RequestContext(connectionIds.incrementAndGet(),
-                                String.valueOf(ch.remoteAddress()));
+                                String.valueOf(ch.remoteAddress()), security.newSession());
                         ch.pipeline()
                                 .addLast("limit", limiter)
                                 .addLast("idle", new IdleStateHandler(0, 0, CONNECTION_IDLE_MS_MAX,
@@ -107,17 +117,22 @@ public final class KafkaServer implements Closeable {
                                             IdleStateEvent event) {
                                         ctx.close();
                                     }
-                                })
-                                .addLast("frame", new LengthFieldBasedFrameDecoder(requestBytesMax, 0,
-                                        Framing.SIZE_PREFIX_BYTES, 0, Framing.SIZE_PREFIX_BYTES, true))
+                                });
+                        if (security.tls() != null) {
+                            ch.pipeline().addLast("tls", security.tls().newHandler(ch.alloc()));
+                        }
+                        ch.pipeline()
+                                .addLast("frame", new SessionAwareFrameDecoder(requestBytesMax,
+                                        context.session()))
                                 .addLast("requests", new RequestChannelHandler(handler, context,
-                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic, budget));
+                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic, budget,
+                                        security.tls() != null));
                     }
                 });
         try {
             Channel channel = bootstrap.bind(host, port).sync().channel();
             String transport = epoll ? "epoll" : "nio";
-            LOG.info("Kafka listener on {} ({})", channel.localAddress(), transport);
+            LOG.info("Kafka listener on {} ({}, {})", channel.localAddress(), transport, security);
             return new KafkaServer(boss, workers, limiter, channel, transport, traffic, budget);
         } catch (RuntimeException | InterruptedException e) {
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

@@ -6,6 +6,9 @@ import dev.cairn.protocol.wire.Writable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultFileRegion;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +23,20 @@ final class NettyResponseSink implements Writable {
     private final List<Object> parts = new ArrayList<>(4);
     private ByteBuf current;
     private int inMemoryBytesLeft;
+    /** Whether file-backed records are read into the buffers (TLS must encrypt them) rather than sent as regions. */
+    private final boolean copyFiles;
 
     /** @param inMemoryBytes the bytes of the response that are not file regions, to size the buffers */
     NettyResponseSink(ByteBufAllocator allocator, int inMemoryBytes) {
+        this(allocator, inMemoryBytes, false);
+    }
+
+    /**
+     * @param inMemoryBytes the bytes of the response that are not file regions, to size the buffers
+     * @param copyFiles read file-backed records into the response (a TLS connection) instead of zero-copy regions
+     */
+    NettyResponseSink(ByteBufAllocator allocator, int inMemoryBytes, boolean copyFiles) {
+        this.copyFiles = copyFiles;
         this.allocator = allocator;
         this.inMemoryBytesLeft = inMemoryBytes;
         this.current = allocator.ioBuffer(Math.max(inMemoryBytes, 16));
@@ -53,6 +67,10 @@ final class NettyResponseSink implements Writable {
 
     @Override
     public void writeRecords(RecordsPayload payload) {
+        if (payload instanceof FileSlicePayload slice && copyFiles) {
+            copyInto(slice);
+            return;
+        }
         if (payload instanceof FileSlicePayload slice) {
             inMemoryBytesLeft -= current.readableBytes();
             parts.add(current);
@@ -61,6 +79,25 @@ final class NettyResponseSink implements Writable {
             return;
         }
         payload.writeTo(this);
+    }
+
+    /** Reads a log slice into the current buffer: TLS encrypts from memory, so the file is read once here. */
+    private void copyInto(FileSlicePayload slice) {
+        int size = slice.sizeInBytes();
+        current.ensureWritable(size);
+        int copied = 0;
+        try {
+            while (copied < size) {
+                int read = current.writeBytes(slice.channel(), slice.position() + copied, size - copied);
+                if (read < 0) {
+                    throw new UncheckedIOException(new EOFException("log slice ends " + (size - copied)
+                            + " bytes early"));
+                }
+                copied += read;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override

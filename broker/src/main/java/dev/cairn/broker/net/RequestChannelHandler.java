@@ -1,5 +1,6 @@
 package dev.cairn.broker.net;
 
+import dev.cairn.broker.api.ConnectionSession;
 import dev.cairn.broker.api.RequestContext;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.protocol.ApiKey;
@@ -13,10 +14,15 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +44,8 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     private final int inflightMax;
     private final NetworkTraffic traffic;
     private final RequestBytesBudget budget;
+    /** Whether the connection is TLS: records are then copied into the response, not sent as file regions. */
+    private final boolean tls;
     /** Whether this connection asked the budget to wake it (it stopped reading for want of room). */
     private boolean waitingForRoom;
     /** Requests in arrival order; the head is written as soon as its response is ready. */
@@ -57,6 +65,12 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
 
     RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax, NetworkTraffic traffic,
             RequestBytesBudget budget) {
+        this(handler, context, inflightMax, traffic, budget, false);
+    }
+
+    RequestChannelHandler(RequestHandler handler, RequestContext context, int inflightMax, NetworkTraffic traffic,
+            RequestBytesBudget budget, boolean tls) {
+        this.tls = tls;
         this.handler = handler;
         this.context = context;
         this.inflightMax = inflightMax;
@@ -89,6 +103,12 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
         }
         if (!request.isSupported()) {
             onUnsupported(ctx, request, frameBytes);
+            return;
+        }
+        if (!context.session().permits(request.header().apiKey())) {
+            // Kafka closes a connection that sends anything but ApiVersions and SASL before it has logged in.
+            closeWithReason(ctx, request.apiKey() + (context.session().stage() == ConnectionSession.Stage.FAILED
+                    ? " sent after a failed SASL login" : " sent before the SASL login completed"));
             return;
         }
         Slot slot = enqueue(ctx, frameBytes);
@@ -173,7 +193,7 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
 
     private List<Object> encode(ChannelHandlerContext ctx, RequestFrame request, Struct body) {
         int frameBytes = ProtocolCodec.responseFrameBytes(request.header(), body);
-        NettyResponseSink sink = new NettyResponseSink(ctx.alloc(), frameBytes);
+        NettyResponseSink sink = new NettyResponseSink(ctx.alloc(), frameBytes, tls);
         try {
             ProtocolCodec.writeResponse(request.header(), body, sink);
             traffic.onWrite(frameBytes);
@@ -206,8 +226,30 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslHandshakeCompletionEvent handshake) {
+            if (!handshake.isSuccess()) {
+                closeWithReason(ctx, "TLS handshake failed: " + handshake.cause().getMessage());
+                return;
+            }
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            try {
+                Certificate[] peer = ssl.engine().getSession().getPeerCertificates();
+                if (peer.length > 0 && peer[0] instanceof X509Certificate certificate) {
+                    context.session().tlsClient(certificate.getSubjectX500Principal().getName());
+                }
+            } catch (SSLPeerUnverifiedException e) {
+                // No client certificate (ssl.client.auth none or requested): the principal stays anonymous.
+            }
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException) {
+        if (TlsContexts.isTlsFailure(cause)) {
+            closeWithReason(ctx, "TLS: " + cause.getMessage());
+        } else if (cause instanceof DecoderException) {
             closeWithReason(ctx, "bad frame: " + cause.getMessage());
         } else {
             closeWithReason(ctx, cause.toString());

@@ -39,6 +39,26 @@ class ClusterMetadataTest {
                 ReplicaAssigner.assign(List.of(1, 2, 3), partitions, 3, name.hashCode()), Map.of("retention.ms", "1"));
     }
 
+    /** SCRAM credentials are replicated as commands, kept in snapshots, and removed per mechanism. */
+    @Test
+    void scramCredentialsSurviveCodecAndSnapshot() {
+        byte[] credential = {1, 2, 3, 4};
+        MetadataCommand alter = new MetadataCommand.AlterScramCredentials(List.of(), List.of(
+                new MetadataCommand.ScramUpsertion("alice", (byte) 2, credential),
+                new MetadataCommand.ScramUpsertion("alice", (byte) 1, new byte[] {9})));
+        MetadataCommand decoded = MetadataCodec.decodeCommand(ByteBuffer.wrap(MetadataCodec.encode(alter)));
+        assertEquals(MetadataResult.OK, apply(decoded));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(credential, metadata.image().scramCredentials()
+                .get("alice", (byte) 2).orElseThrow());
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image().scramCredentials(), restored.scramCredentials());
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.AlterScramCredentials(
+                List.of(new MetadataCommand.ScramDeletion("alice", (byte) 2)), List.of())));
+        assertTrue(metadata.image().scramCredentials().get("alice", (byte) 2).isEmpty());
+        assertEquals(java.util.Set.of((byte) 1), metadata.image().scramCredentials().mechanismsByUser().get("alice"));
+    }
+
     /** The first proposed cluster id is the cluster's; later proposals change nothing; snapshots keep it. */
     @Test
     void theFirstProposedClusterIdIsTheClustersAndSnapshotsKeepIt() {
@@ -51,7 +71,8 @@ class ClusterMetadataTest {
         assertEquals(metadata.image(), restored);
         // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
         byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
-        int idBytes = 1 + 2 + "first".length();
+        // The flag, the id, and the (empty) SCRAM credential count that later snapshots end with.
+        int idBytes = 1 + 2 + "first".length() + 4;
         MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
         assertEquals(null, old.clusterId());
         assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
@@ -200,8 +221,9 @@ class ClusterMetadataTest {
         assertEquals(3, image.appliedRaftIndex());
         assertEquals(List.of(1, 2), List.copyOf(image.brokers().keySet()));
         assertEquals(orders, image.topic("orders").orElseThrow());
-        // Written again, it gains the (absent) cluster id flag that later snapshots end with.
-        assertEquals(snapshot + "00", HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
+        // Written again, it gains the (absent) cluster id flag and the (empty) SCRAM credential count that later
+        // snapshots end with.
+        assertEquals(snapshot + "00" + "00000000", HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
     }
 
     private static byte[] hex(String text) {

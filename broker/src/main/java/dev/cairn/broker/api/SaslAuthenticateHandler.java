@@ -1,0 +1,56 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.security.SaslFailure;
+import dev.cairn.broker.security.SaslMechanismServer;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.SaslAuthenticateRequest;
+import dev.cairn.protocol.message.SaslAuthenticateResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SaslAuthenticate (key 36): feeds one client token to the mechanism chosen by SaslHandshake and answers with the
+ * server's token. When the mechanism completes, the connection's principal becomes {@code User:<name>} and every
+ * API is open to it. A failure answers SASL_AUTHENTICATION_FAILED with a message that names no secret, and the
+ * connection is closed at its next request, as Kafka does. Sessions do not expire (SessionLifetimeMs 0, Kafka's
+ * default with connections.max.reauth.ms unset).
+ */
+public final class SaslAuthenticateHandler implements RequestHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(SaslAuthenticateHandler.class);
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        ConnectionSession session = context.session();
+        SaslMechanismServer mechanism = session.mechanism();
+        if (session.stage() != ConnectionSession.Stage.AUTHENTICATE || mechanism == null) {
+            return answer(ErrorCode.ILLEGAL_SASL_STATE, "SaslAuthenticate is only valid after SaslHandshake, before "
+                    + "the login completes", new byte[0]);
+        }
+        byte[] token = request.body().get(SaslAuthenticateRequest.AUTH_BYTES);
+        try {
+            byte[] reply = mechanism.evaluate(token);
+            if (mechanism.isComplete()) {
+                session.authenticated(mechanism.authenticatedUser());
+                LOG.debug("connection {} from {} authenticated as {} with {}", context.connectionId(),
+                        context.clientAddress(), session.principal(), mechanism.mechanismName());
+            }
+            return answer(ErrorCode.NONE, null, reply);
+        } catch (SaslFailure failure) {
+            session.failed();
+            LOG.info("connection {} from {}: SASL {} login failed: {}", context.connectionId(),
+                    context.clientAddress(), mechanism.mechanismName(), failure.getMessage());
+            return answer(ErrorCode.SASL_AUTHENTICATION_FAILED, failure.getMessage(), new byte[0]);
+        }
+    }
+
+    private static CompletableFuture<Struct> answer(ErrorCode error, String message, byte[] token) {
+        return CompletableFuture.completedFuture(new Struct(SaslAuthenticateResponse.SCHEMA)
+                .set(SaslAuthenticateResponse.ERROR_CODE, error.code())
+                .set(SaslAuthenticateResponse.ERROR_MESSAGE, message)
+                .set(SaslAuthenticateResponse.AUTH_BYTES, token)
+                .set(SaslAuthenticateResponse.SESSION_LIFETIME_MS, 0L));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.SaslHandshakeRequest;
+import dev.cairn.protocol.message.SaslHandshakeResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * SaslHandshake v1 (key 17): the client names a mechanism; the answer lists the enabled ones. An unknown mechanism
+ * gets UNSUPPORTED_SASL_MECHANISM and the connection is closed at its next request, as in Kafka. On a listener
+ * without SASL, or once logged in, the answer is ILLEGAL_SASL_STATE (re-authentication is not offered: SaslAuthenticate
+ * reports a session lifetime of 0).
+ */
+public final class SaslHandshakeHandler implements RequestHandler {
+    private final SaslMechanisms mechanisms;
+
+    public SaslHandshakeHandler(SaslMechanisms mechanisms) {
+        this.mechanisms = mechanisms;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        ConnectionSession session = context.session();
+        if (session.stage() != ConnectionSession.Stage.HANDSHAKE) {
+            return answer(ErrorCode.ILLEGAL_SASL_STATE);
+        }
+        String mechanism = request.body().get(SaslHandshakeRequest.MECHANISM);
+        Optional<dev.cairn.broker.security.SaslMechanismServer> exchange = mechanisms.start(mechanism);
+        if (exchange.isEmpty()) {
+            session.failed();
+            return answer(ErrorCode.UNSUPPORTED_SASL_MECHANISM);
+        }
+        session.startSasl(exchange.get());
+        return answer(ErrorCode.NONE);
+    }
+
+    private CompletableFuture<Struct> answer(ErrorCode error) {
+        return CompletableFuture.completedFuture(new Struct(SaslHandshakeResponse.SCHEMA)
+                .set(SaslHandshakeResponse.ERROR_CODE, error.code())
+                .set(SaslHandshakeResponse.MECHANISMS, List.copyOf(mechanisms.enabled())));
+    }
+}

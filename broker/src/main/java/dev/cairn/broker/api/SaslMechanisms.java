@@ -1,0 +1,47 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.ScramCredentials;
+import dev.cairn.broker.security.PlainServer;
+import dev.cairn.broker.security.SaslMechanismServer;
+import dev.cairn.broker.security.ScramCredential;
+import dev.cairn.broker.security.ScramMechanism;
+import dev.cairn.broker.security.ScramServer;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The SASL mechanisms a listener offers, and a fresh server-side exchange for each login: PLAIN against the users
+ * of the listener's JAAS text, SCRAM against the credentials in the metadata group's current image.
+ */
+public final class SaslMechanisms {
+    private final List<String> enabled;
+    private final Map<String, String> plainUsers;
+    private final Supplier<ScramCredentials> scramCredentials;
+    private final SecureRandom random = new SecureRandom();
+
+    public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
+            Supplier<ScramCredentials> scramCredentials) {
+        this.enabled = List.copyOf(enabled);
+        this.plainUsers = Map.copyOf(plainUsers);
+        this.scramCredentials = scramCredentials;
+    }
+
+    public List<String> enabled() {
+        return enabled;
+    }
+
+    /** A new exchange for {@code mechanism}, or empty when it is not enabled. */
+    Optional<SaslMechanismServer> start(String mechanism) {
+        if (!enabled.contains(mechanism)) {
+            return Optional.empty();
+        }
+        if (mechanism.equals("PLAIN")) {
+            return Optional.of(new PlainServer(user -> Optional.ofNullable(plainUsers.get(user))));
+        }
+        return ScramMechanism.forName(mechanism).map(scram -> new ScramServer(scram, user -> scramCredentials.get()
+                .get(user, (byte) scram.typeId()).map(ScramCredential::decode), random));
+    }
+}

@@ -1,0 +1,43 @@
+package dev.cairn.broker.config;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A SASL listener's settings, checked at start: the mechanisms offered, and for PLAIN the listener's JAAS text that
+ * lists the users ({@code user_<name>="<password>"}, as in Kafka). SCRAM credentials are not configuration: they are
+ * kept in the metadata group and managed with AlterUserScramCredentials ({@code kafka-configs --alter
+ * --add-config SCRAM-SHA-512=[password=...] --entity-type users --entity-name NAME}).
+ */
+public record SaslSettings(List<String> mechanisms, String plainJaasConfig) {
+
+    /** The mechanisms Cairn serves. */
+    public static final List<String> SUPPORTED = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+
+    public static SaslSettings of(BrokerConfig config) {
+        String text = config.text(SecurityKeys.SASL_ENABLED_MECHANISMS);
+        List<String> mechanisms = text.isBlank() ? List.of()
+                : List.of(text.trim().toUpperCase(Locale.ROOT).split("\\s*,\\s*"));
+        if (mechanisms.isEmpty()) {
+            throw new ConfigException("sasl.enabled.mechanisms is empty, so no client could log in to the SASL "
+                    + "listener " + config.kafkaListener());
+        }
+        for (String mechanism : mechanisms) {
+            if (!SUPPORTED.contains(mechanism)) {
+                throw new ConfigException("sasl.enabled.mechanisms names " + mechanism + "; Cairn serves " + SUPPORTED);
+            }
+        }
+        String jaasKey = SecurityKeys.jaasKey(config.kafkaListener().name(), "PLAIN");
+        String jaas = config.extraText(jaasKey);
+        if (mechanisms.contains("PLAIN") && (jaas == null || jaas.isBlank())) {
+            throw new ConfigException("sasl.enabled.mechanisms includes PLAIN, so " + jaasKey + " must list the "
+                    + "users (org.apache.kafka.common.security.plain.PlainLoginModule required user_NAME=\"...\";)");
+        }
+        return new SaslSettings(mechanisms, jaas);
+    }
+
+    @Override
+    public String toString() {
+        return "SaslSettings[mechanisms=" + mechanisms + "]";
+    }
+}

@@ -1,0 +1,66 @@
+package dev.cairn.broker.config;
+
+import static dev.cairn.broker.config.ConfigKey.passwordKey;
+import static dev.cairn.broker.config.ConfigKey.stringKey;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The keys of the listener's security: Kafka's names and meanings. TLS keys matter on SSL and SASL_SSL listeners,
+ * SASL keys on SASL_PLAINTEXT and SASL_SSL. PLAIN users come, as in Kafka, from the JAAS text of the listener, in the
+ * key {@code listener.name.<listener name, lower case>.plain.sasl.jaas.config}.
+ */
+public final class SecurityKeys {
+    public static final ConfigKey<String> LISTENER_SECURITY_PROTOCOL_MAP = stringKey(
+            "listener.security.protocol.map", KafkaListener.PROTOCOL_MAP_DEFAULT,
+            "Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL), NAME:PROTOCOL,...");
+    public static final ConfigKey<String> SSL_KEYSTORE_TYPE = stringKey("ssl.keystore.type", "JKS",
+            "Format of ssl.keystore.location: JKS, PKCS12, or PEM (a file with the private key and its certificate "
+            + "chain).");
+    public static final ConfigKey<String> SSL_KEYSTORE_LOCATION = stringKey("ssl.keystore.location", "",
+            "The broker's key and certificate, required on a TLS listener.");
+    public static final ConfigKey<String> SSL_KEYSTORE_PASSWORD = passwordKey("ssl.keystore.password",
+            "Password of the keystore (JKS, PKCS12).");
+    public static final ConfigKey<String> SSL_KEY_PASSWORD = passwordKey("ssl.key.password",
+            "Password of the private key, when it differs from the keystore's (or of an encrypted PEM key).");
+    public static final ConfigKey<String> SSL_TRUSTSTORE_TYPE = stringKey("ssl.truststore.type", "JKS",
+            "Format of ssl.truststore.location: JKS, PKCS12, or PEM (certificates).");
+    public static final ConfigKey<String> SSL_TRUSTSTORE_LOCATION = stringKey("ssl.truststore.location", "",
+            "Certificates trusted to sign client certificates (ssl.client.auth); empty means the JDK's.");
+    public static final ConfigKey<String> SSL_TRUSTSTORE_PASSWORD = passwordKey("ssl.truststore.password",
+            "Password of the truststore (JKS, PKCS12).");
+    public static final ConfigKey<String> SSL_CLIENT_AUTH = stringKey("ssl.client.auth", "none",
+            "required: clients must present a certificate the truststore trusts (mutual TLS; the principal is the "
+            + "certificate's subject); requested: checked when presented; none.");
+    public static final ConfigKey<String> SSL_ENABLED_PROTOCOLS = stringKey("ssl.enabled.protocols",
+            "TLSv1.2,TLSv1.3", "TLS versions accepted.");
+    public static final ConfigKey<String> SSL_CIPHER_SUITES = stringKey("ssl.cipher.suites", "",
+            "Cipher suites accepted; empty means the JDK's defaults.");
+    public static final ConfigKey<String> SASL_ENABLED_MECHANISMS = stringKey("sasl.enabled.mechanisms",
+            "SCRAM-SHA-256,SCRAM-SHA-512", "SASL mechanisms offered on a SASL listener: PLAIN, SCRAM-SHA-256, "
+            + "SCRAM-SHA-512 (Kafka's default GSSAPI is not served).");
+
+    public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
+            SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
+            SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
+            SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS);
+
+    private static final Pattern JAAS_KEY = Pattern.compile("listener\\.name\\.[a-z0-9_.-]+\\.[a-z0-9-]+\\.sasl\\"
+            + ".jaas\\.config");
+
+    private SecurityKeys() {
+    }
+
+    /** Whether {@code key} is a per-listener, per-mechanism JAAS key (its value holds passwords). */
+    public static boolean isJaasKey(String key) {
+        return JAAS_KEY.matcher(key).matches();
+    }
+
+    /** The JAAS key of a listener and mechanism, as Kafka names it. */
+    public static String jaasKey(String listenerName, String mechanism) {
+        return "listener.name." + listenerName.toLowerCase(Locale.ROOT) + "." + mechanism.toLowerCase(Locale.ROOT)
+                + ".sasl.jaas.config";
+    }
+}

@@ -1,0 +1,88 @@
+package dev.cairn.broker.net;
+
+import dev.cairn.broker.config.ConfigException;
+import dev.cairn.broker.config.TlsSettings;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * Builds the listener's TLS context from Kafka's ssl.* settings: JKS and PKCS12 keystores through the JDK's key
+ * managers, PEM files (private key and certificate chain in one file) through Netty's reader. The JDK's TLS
+ * engine is used: netty-tcnative (OpenSSL) is not a dependency yet.
+ */
+final class TlsContexts {
+    private TlsContexts() {
+    }
+
+    /** Builds the server context, or throws {@link ConfigException} naming the setting that could not be used. */
+    static SslContext server(TlsSettings tls) {
+        try {
+            SslContextBuilder builder;
+            if (tls.keystoreType().equals("PEM")) {
+                String keyPassword = tls.keyPassword().isEmpty() ? null : tls.keyPassword();
+                try (InputStream chain = Files.newInputStream(tls.keystore());
+                        InputStream key = Files.newInputStream(tls.keystore())) {
+                    builder = SslContextBuilder.forServer(chain, key, keyPassword);
+                }
+            } else {
+                KeyStore store = load(tls.keystoreType(), tls.keystore(), tls.keystorePassword());
+                KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                String keyPassword = tls.keyPassword().isEmpty() ? tls.keystorePassword() : tls.keyPassword();
+                keys.init(store, keyPassword.toCharArray());
+                builder = SslContextBuilder.forServer(keys);
+            }
+            if (tls.truststore() != null) {
+                if (tls.truststoreType().equals("PEM")) {
+                    builder.trustManager(tls.truststore().toFile());
+                } else {
+                    TrustManagerFactory trust = TrustManagerFactory.getInstance(
+                            TrustManagerFactory.getDefaultAlgorithm());
+                    trust.init(load(tls.truststoreType(), tls.truststore(), tls.truststorePassword()));
+                    builder.trustManager(trust);
+                }
+            }
+            builder.sslProvider(SslProvider.JDK)
+                    .clientAuth(switch (tls.clientAuth()) {
+                        case NONE -> ClientAuth.NONE;
+                        case REQUESTED -> ClientAuth.OPTIONAL;
+                        case REQUIRED -> ClientAuth.REQUIRE;
+                    })
+                    .protocols(tls.protocols().isEmpty() ? null : tls.protocols())
+                    .ciphers(tls.cipherSuites().isEmpty() ? null : tls.cipherSuites());
+            return builder.build();
+        } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
+            // The JDK's messages name the file or the algorithm, never a password.
+            throw new ConfigException("cannot use the TLS settings " + tls + ": " + e.getMessage());
+        }
+    }
+
+    private static KeyStore load(String type, Path file, String password) throws IOException,
+            GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance(type);
+        try (InputStream in = Files.newInputStream(file)) {
+            store.load(in, password.isEmpty() ? null : password.toCharArray());
+        }
+        return store;
+    }
+
+    /** Whether a pipeline exception came from TLS: a failed handshake, or plaintext sent to a TLS port. */
+    static boolean isTlsFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException || t instanceof io.netty.handler.ssl.NotSslRecordException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

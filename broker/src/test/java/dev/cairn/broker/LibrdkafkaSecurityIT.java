@@ -1,0 +1,123 @@
+package dev.cairn.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.ExternalTool.Run;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * librdkafka over Cairn's SASL_SSL listener with SCRAM-SHA-512, as a user would configure it: kcat and
+ * confluent-kafka for Python produce and consume with their defaults plus the security settings, and a wrong password
+ * is refused with Kafka's message. The user is created through Kafka's Admin API by a PLAIN admin.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class LibrdkafkaSecurityIT {
+    private static final String USER = "alice";
+    private static final String PASSWORD = "alice-secret";
+    @TempDir
+    static Path dir;
+    private static BrokerFixture broker;
+    private static TestCertificates certs;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path certDir = Files.createDirectories(dir.resolve("certs"));
+        certs = TestCertificates.create(certDir);
+        Map<String, String> settings = new HashMap<>();
+        settings.put("listeners", "SASL_SSL://127.0.0.1:0");
+        settings.put("ssl.keystore.type", "PKCS12");
+        settings.put("ssl.keystore.location", certs.brokerKeystore().toString());
+        settings.put("ssl.keystore.password", TestCertificates.PASSWORD);
+        settings.put("sasl.enabled.mechanisms", "SCRAM-SHA-512,PLAIN");
+        settings.put("listener.name.sasl_ssl.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"admin-secret\";");
+        broker = BrokerFixture.start(Files.createDirectories(dir.resolve("data")), settings);
+        Properties admin = new Properties();
+        admin.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        admin.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        admin.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12");
+        admin.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certs.truststore().toString());
+        admin.put(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, TestCertificates.PASSWORD);
+        admin.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        admin.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"admin\" password=\"admin-secret\";");
+        try (Admin client = Admin.create(admin)) {
+            client.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD)))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        broker.close();
+    }
+
+    private static String[] kcat(String password, String... rest) {
+        List<String> command = new java.util.ArrayList<>(List.of("kcat", "-b", broker.bootstrap(),
+                "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanism=SCRAM-SHA-512",
+                "-X", "sasl.username=" + USER, "-X", "sasl.password=" + password,
+                "-X", "ssl.ca.location=" + certs.caPem()));
+        command.addAll(List.of(rest));
+        return command.toArray(String[]::new);
+    }
+
+    @Test
+    void kcatProducesAndConsumesWithScramOverTls() throws Exception {
+        ExternalTool.require(dir, "kcat", "-V");
+        String lines = IntStream.range(0, 2000).mapToObj(i -> "line-" + i).collect(Collectors.joining("\n")) + "\n";
+        Run produce = ExternalTool.run(dir, lines, kcat(PASSWORD, "-t", "kcat-secure", "-P", "-X", "acks=all"));
+        assertEquals(0, produce.exitCode(), produce.stderr());
+        Run consume = ExternalTool.run(dir, null, kcat(PASSWORD, "-t", "kcat-secure", "-C", "-e", "-q"));
+        assertEquals(0, consume.exitCode(), consume.stderr());
+        List<String> consumed = List.of(consume.stdout().split("\n"));
+        assertEquals(2000, consumed.size(), "kcat consumed every line over TLS");
+        assertEquals("line-1999", consumed.get(1999));
+    }
+
+    @Test
+    void kcatWithAWrongPasswordIsRefused() throws Exception {
+        ExternalTool.require(dir, "kcat", "-V");
+        Run metadata = ExternalTool.run(dir, null, kcat("wrong", "-L", "-m", "10"));
+        assertNotEquals(0, metadata.exitCode(), metadata.stdout());
+        assertTrue(metadata.stderr().contains("invalid credentials with SASL mechanism SCRAM-SHA-512"),
+                metadata.stderr());
+    }
+
+    @Test
+    void confluentKafkaRoundTripsWithScramOverTls() throws Exception {
+        ExternalTool.require(dir, "python3", "-c", "import confluent_kafka");
+        Path script = dir.resolve("confluent_round_trip.py");
+        try (var in = LibrdkafkaSecurityIT.class.getResourceAsStream("/clients/confluent_round_trip.py")) {
+            Files.copy(in, script);
+        }
+        String security = "security.protocol=SASL_SSL;sasl.mechanism=SCRAM-SHA-512;sasl.username=" + USER
+                + ";sasl.password=" + PASSWORD + ";ssl.ca.location=" + certs.caPem();
+        Run run = ExternalTool.run(dir, null, "python3", script.toString(), broker.bootstrap(), "py-secure", "1000",
+                security);
+        assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
+        assertTrue(run.stdout().contains("round trip ok: 1000 messages"), run.stdout());
+    }
+}
