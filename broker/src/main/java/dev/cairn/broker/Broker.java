@@ -1,6 +1,11 @@
 package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
+import dev.cairn.broker.config.AuthorizerSettings;
+import dev.cairn.broker.api.DeleteAclsHandler;
+import dev.cairn.broker.api.DescribeAclsHandler;
+import dev.cairn.broker.api.CreateAclsHandler;
+import dev.cairn.broker.api.AccessControl;
 import dev.cairn.broker.api.DescribeClientQuotasHandler;
 import dev.cairn.broker.security.JaasPlainUsers;
 import dev.cairn.broker.net.ListenerSecurity;
@@ -187,7 +192,7 @@ public final class Broker implements Closeable {
                 server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
                         config.socketRequestMaxBytes(), config.maxConnections(),
                         Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes(),
-                        listenerSecurity(config));
+                        listenerSecurity(config, cluster));
             } catch (Exception e) {
                 // Netty rethrows the bind failure as it came, a checked IOException included.
                 throw AddressInUse.named(e, "listeners", config.listener().toString());
@@ -228,9 +233,12 @@ public final class Broker implements Closeable {
         return new Broker(config, cluster, timers, server, metricsServer);
     }
 
-    private static ListenerSecurity listenerSecurity(BrokerConfig config) {
+    private static ListenerSecurity listenerSecurity(BrokerConfig config, RatisCluster cluster) {
         KafkaListener listener = config.kafkaListener();
-        return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config) : null);
+        AuthorizerSettings acls = AuthorizerSettings.of(config);
+        AccessControl access = new AccessControl(acls.enabled(), acls.superUsers(), acls.allowEveryoneIfNoAclFound(),
+                () -> cluster.image().acls());
+        return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config) : null, access);
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */
@@ -315,6 +323,9 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, new DescribeUserScramCredentialsHandler(cluster));
         handlers.put(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, new AlterUserScramCredentialsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_CLIENT_QUOTAS, new DescribeClientQuotasHandler());
+        handlers.put(ApiKey.CREATE_ACLS, new CreateAclsHandler(cluster));
+        handlers.put(ApiKey.DESCRIBE_ACLS, new DescribeAclsHandler());
+        handlers.put(ApiKey.DELETE_ACLS, new DeleteAclsHandler(cluster));
         handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));

@@ -126,7 +126,8 @@ class BrokerHandlersTest {
                 ApiKey.DELETE_GROUPS, ApiKey.OFFSET_DELETE, ApiKey.DELETE_RECORDS, ApiKey.DESCRIBE_LOG_DIRS, ApiKey.ELECT_LEADERS,
                 ApiKey.DESCRIBE_GROUPS, ApiKey.CREATE_PARTITIONS, ApiKey.DESCRIBE_CONFIGS, ApiKey.SASL_HANDSHAKE,
                 ApiKey.SASL_AUTHENTICATE, ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
-                ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.DESCRIBE_CLIENT_QUOTAS), advertised);
+                ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.DESCRIBE_CLIENT_QUOTAS, ApiKey.CREATE_ACLS,
+                ApiKey.DESCRIBE_ACLS, ApiKey.DELETE_ACLS), advertised);
     }
 
     @Test

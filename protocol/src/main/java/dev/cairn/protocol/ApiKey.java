@@ -4,16 +4,22 @@ import dev.cairn.protocol.message.AlterUserScramCredentialsRequest;
 import dev.cairn.protocol.message.AlterUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ApiVersionsRequest;
 import dev.cairn.protocol.message.ApiVersionsResponse;
+import dev.cairn.protocol.message.CreateAclsRequest;
+import dev.cairn.protocol.message.CreateAclsResponse;
 import dev.cairn.protocol.message.CreatePartitionsRequest;
 import dev.cairn.protocol.message.CreatePartitionsResponse;
 import dev.cairn.protocol.message.CreateTopicsRequest;
 import dev.cairn.protocol.message.CreateTopicsResponse;
+import dev.cairn.protocol.message.DeleteAclsRequest;
+import dev.cairn.protocol.message.DeleteAclsResponse;
 import dev.cairn.protocol.message.DeleteGroupsRequest;
 import dev.cairn.protocol.message.DeleteGroupsResponse;
 import dev.cairn.protocol.message.DeleteRecordsRequest;
 import dev.cairn.protocol.message.DeleteRecordsResponse;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
 import dev.cairn.protocol.message.DeleteTopicsResponse;
+import dev.cairn.protocol.message.DescribeAclsRequest;
+import dev.cairn.protocol.message.DescribeAclsResponse;
 import dev.cairn.protocol.message.DescribeClientQuotasRequest;
 import dev.cairn.protocol.message.DescribeClientQuotasResponse;
 import dev.cairn.protocol.message.DescribeClusterRequest;
@@ -105,6 +111,9 @@ public enum ApiKey {
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
     DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
+    DESCRIBE_ACLS(29, DescribeAclsRequest.SCHEMA, DescribeAclsResponse.SCHEMA, 1, 1, 3),
+    CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
+    DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
     DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 1, 1, 4),
     SASL_AUTHENTICATE(36, SaslAuthenticateRequest.SCHEMA, SaslAuthenticateResponse.SCHEMA, 0, 0, 2),

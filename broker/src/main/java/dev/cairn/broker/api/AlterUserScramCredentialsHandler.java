@@ -8,6 +8,7 @@ import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ScramCredentials;
 import dev.cairn.broker.security.ScramCredential;
 import dev.cairn.broker.security.ScramMechanism;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.AlterUserScramCredentialsRequest;
@@ -29,7 +30,7 @@ import java.util.concurrent.CompletableFuture;
  * salted password and the iteration count arrive; the broker derives the stored and server keys and replicates those
  * through the metadata group. Checks are Kafka's: a known mechanism, 4096-16384 iterations, a non-empty user, a user
  * altered once per request, deletions of existing credentials only. Users that pass go in one metadata command.
- * Any connection that has logged in may call it: there are no ACLs yet (issue 21).
+ * The caller needs ALTER on the cluster (CLUSTER_AUTHORIZATION_FAILED for every user otherwise), as in Kafka.
  */
 public final class AlterUserScramCredentialsHandler implements RequestHandler {
     private final MetadataService metadata;
@@ -49,6 +50,12 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
         }
         for (Struct u : body.get(AlterUserScramCredentialsRequest.UPSERTIONS)) {
             operationsPerUser.merge(u.get(ScramCredentialUpsertion.NAME), 1, Integer::sum);
+        }
+        if (!context.session().allowedOnCluster(AclOperation.ALTER)) {
+            for (String user : operationsPerUser.keySet()) {
+                errors.put(user, new ErrorAndMessage(ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+                        "Cluster authorization failed."));
+            }
         }
         List<ScramDeletion> deletions = new ArrayList<>();
         for (Struct d : body.get(AlterUserScramCredentialsRequest.DELETIONS)) {

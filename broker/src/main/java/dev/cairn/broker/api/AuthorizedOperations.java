@@ -1,10 +1,14 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.security.acl.AclBinding;
+import dev.cairn.broker.security.acl.AclOperation;
+import dev.cairn.broker.security.acl.ResourceType;
+
 /**
- * The authorized-operations bit fields of Metadata, DescribeCluster and DescribeGroups (KIP-430). Cairn has no
- * authorizer, so, as Kafka does without one, a client that asks is told every operation Kafka's ACL model defines
- * for the resource type; a client that does not ask gets Kafka's "not provided" value. Bit n stands for the
- * {@code AclOperation} whose code is n.
+ * The authorized-operations bit fields of Metadata, DescribeCluster and DescribeGroups (KIP-430): the operations
+ * of Kafka's ACL model for the resource type that the session's principal may do (every one of them on a broker
+ * without ACLs, as Kafka without an authorizer answers); a client that does not ask gets Kafka's "not provided"
+ * value. Bit n stands for the {@code AclOperation} whose code is n.
  */
 final class AuthorizedOperations {
     /** Kafka's "authorized operations not provided". */
@@ -35,6 +39,31 @@ final class AuthorizedOperations {
     /** The field to answer: {@code all} when the client asked, else {@link #OMITTED}. */
     static int answer(boolean asked, int all) {
         return asked ? all : OMITTED;
+    }
+
+    private static final java.util.Set<AclOperation> TOPIC_OPERATIONS = java.util.EnumSet.of(AclOperation.READ,
+            AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE,
+            AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
+    private static final java.util.Set<AclOperation> GROUP_OPERATIONS = java.util.EnumSet.of(AclOperation.READ,
+            AclOperation.DELETE, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
+    private static final java.util.Set<AclOperation> CLUSTER_OPERATIONS = java.util.EnumSet.of(AclOperation.CREATE,
+            AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE);
+
+    /** The operations this session may do on a topic, when the client asked; without ACLs, all of them. */
+    static int topic(boolean asked, ConnectionSession session, String name) {
+        return asked ? session.authorizedOperations(ResourceType.TOPIC, name, TOPIC_OPERATIONS) : OMITTED;
+    }
+
+    /** The operations this session may do on a group, when the client asked. */
+    static int group(boolean asked, ConnectionSession session, String groupId) {
+        return asked ? session.authorizedOperations(ResourceType.GROUP, groupId, GROUP_OPERATIONS) : OMITTED;
+    }
+
+    /** The operations this session may do on the cluster, when the client asked. */
+    static int cluster(boolean asked, ConnectionSession session) {
+        return asked ? session.authorizedOperations(ResourceType.CLUSTER, AclBinding.CLUSTER_NAME,
+                CLUSTER_OPERATIONS) : OMITTED;
     }
 
     private static int bits(int... operations) {

@@ -1,7 +1,11 @@
 package dev.cairn.broker.api;
 
 import dev.cairn.broker.security.SaslMechanismServer;
+import dev.cairn.broker.security.acl.AclBinding;
+import dev.cairn.broker.security.acl.AclOperation;
+import dev.cairn.broker.security.acl.ResourceType;
 import dev.cairn.protocol.ApiKey;
+import java.util.Set;
 
 /**
  * One connection's security state. On a SASL listener a client may send only ApiVersions and SaslHandshake, then
@@ -32,18 +36,66 @@ public final class ConnectionSession {
     private volatile Stage stage;
     private volatile String principal = ANONYMOUS;
     private volatile SaslMechanismServer mechanism;
+    private final AccessControl access;
+    private final String host;
 
-    private ConnectionSession(Stage stage) {
+    private ConnectionSession(Stage stage, AccessControl access, String host) {
         this.stage = stage;
+        this.access = access;
+        this.host = host;
     }
 
+    /** A connection with nothing to log in to and no ACLs (tests, and brokers without security). */
     public static ConnectionSession plaintext() {
-        return new ConnectionSession(Stage.DONE);
+        return new ConnectionSession(Stage.DONE, AccessControl.OPEN, "*");
     }
 
-    /** A connection on a SASL listener: nothing but ApiVersions and SASL until it logs in. */
+    /**
+     * A connection from {@code host} (the client's IP address, which ACLs may name), checked by {@code access};
+     * on a SASL listener it may send nothing but ApiVersions and SASL until it logs in.
+     */
+    public static ConnectionSession of(boolean saslRequired, AccessControl access, String host) {
+        return new ConnectionSession(saslRequired ? Stage.HANDSHAKE : Stage.DONE, access, host);
+    }
+
+    /** A connection on a SASL listener without ACLs. */
     public static ConnectionSession saslRequired() {
-        return new ConnectionSession(Stage.HANDSHAKE);
+        return of(true, AccessControl.OPEN, "*");
+    }
+
+    /** Whether this connection's principal may do {@code operation} on the named resource. */
+    public boolean allowed(AclOperation operation, ResourceType type, String name) {
+        return access.authorizer().authorize(principal, host, operation, type, name);
+    }
+
+    /** {@link #allowed} on a topic. */
+    public boolean allowedOnTopic(AclOperation operation, String topic) {
+        return allowed(operation, ResourceType.TOPIC, topic);
+    }
+
+    /** {@link #allowed} on a consumer group. */
+    public boolean allowedOnGroup(AclOperation operation, String group) {
+        return allowed(operation, ResourceType.GROUP, group);
+    }
+
+    /** {@link #allowed} on the cluster. */
+    public boolean allowedOnCluster(AclOperation operation) {
+        return allowed(operation, ResourceType.CLUSTER, AclBinding.CLUSTER_NAME);
+    }
+
+    /** Whether the principal may do {@code operation} on at least one resource of {@code type}. */
+    public boolean allowedOnAny(AclOperation operation, ResourceType type) {
+        return access.authorizer().authorizeAny(principal, host, operation, type);
+    }
+
+    /** Kafka's authorized-operations bit field for a resource, over {@code candidates}. */
+    public int authorizedOperations(ResourceType type, String name, Set<AclOperation> candidates) {
+        return access.authorizer().authorizedOperations(principal, host, type, name, candidates);
+    }
+
+    /** The broker's ACLs (CreateAcls, DescribeAcls, DeleteAcls). */
+    public AccessControl accessControl() {
+        return access;
     }
 
     /** Whether a request with this API key may be handled now. */

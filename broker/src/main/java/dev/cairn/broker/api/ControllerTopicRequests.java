@@ -29,7 +29,7 @@ final class ControllerTopicRequests {
 
     static List<CompletableFuture<Struct>> answerEach(MetadataService metadata, List<Struct> topics,
             Function<Struct, String> nameOf, Function<String, String> duplicateMessage, TopicResult result,
-            Function<Struct, CompletableFuture<Struct>> handle) {
+            java.util.function.Predicate<String> authorized, Function<Struct, CompletableFuture<Struct>> handle) {
         Map<String, Integer> timesNamed = new HashMap<>();
         for (Struct topic : topics) {
             timesNamed.merge(nameOf.apply(topic), 1, Integer::sum);
@@ -46,6 +46,8 @@ final class ControllerTopicRequests {
             if (!isController) {
                 results.add(result.of(name, ErrorCode.NOT_CONTROLLER, "this broker is not the controller; the "
                         + "controller is " + (controllerId < 0 ? "not elected yet" : "node " + controllerId)));
+            } else if (!authorized.test(name)) {
+                results.add(result.of(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
             } else if (timesNamed.get(name) > 1) {
                 results.add(result.of(name, ErrorCode.INVALID_REQUEST, duplicateMessage.apply(name)));
             } else {

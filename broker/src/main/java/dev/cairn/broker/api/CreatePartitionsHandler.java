@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.config.Limits;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.CreatePartitionsRequest;
@@ -68,6 +69,7 @@ public final class CreatePartitionsHandler implements RequestHandler {
         List<CompletableFuture<Struct>> results = ControllerTopicRequests.answerEach(metadata, topics,
                 topic -> topic.get(CreatePartitionsTopic.NAME), name -> "Duplicate topic name: " + name,
                 (name, error, message) -> result(name, error, message),
+                name -> context.session().allowedOnTopic(AclOperation.ALTER, name),
                 topic -> grow(topic, validateOnly, waitMs, deadlineMs));
         return ProduceHandler.allOf(results).thenApply(list -> new Struct(CreatePartitionsResponse.SCHEMA)
                 .set(CreatePartitionsResponse.THROTTLE_TIME_MS, 0)

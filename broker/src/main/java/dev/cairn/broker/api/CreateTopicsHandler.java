@@ -7,6 +7,7 @@ import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicNames;
 import dev.cairn.broker.config.Limits;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.CreateTopicsRequest;
@@ -76,6 +77,8 @@ public final class CreateTopicsHandler implements RequestHandler {
         List<CompletableFuture<Struct>> results = ControllerTopicRequests.answerEach(metadata, topics,
                 topic -> topic.get(CreatableTopic.NAME), name -> "topic " + name + " is named more than once",
                 (name, error, message) -> result(name, error, message),
+                name -> context.session().allowedOnCluster(AclOperation.CREATE)
+                        || context.session().allowedOnTopic(AclOperation.CREATE, name),
                 topic -> create(topic, validateOnly, waitMs, deadlineMs));
         return ProduceHandler.allOf(results).thenApply(list -> new Struct(CreateTopicsResponse.SCHEMA)
                 .set(CreateTopicsResponse.THROTTLE_TIME_MS, 0)

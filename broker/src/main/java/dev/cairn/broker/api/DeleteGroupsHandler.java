@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.GroupCoordinator.GroupDeletion;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DeleteGroupsRequest;
@@ -36,7 +37,9 @@ public final class DeleteGroupsHandler implements RequestHandler {
         List<String> names = request.body().get(DeleteGroupsRequest.GROUPS_NAMES);
         List<CompletableFuture<Struct>> results = new ArrayList<>();
         for (String groupId : names) {
-            results.add(delete(groupId).thenApply(error -> new Struct(DeletableGroupResult.SCHEMA)
+            CompletableFuture<ErrorCode> outcome = context.session().allowedOnGroup(AclOperation.DELETE, groupId)
+                    ? delete(groupId) : CompletableFuture.completedFuture(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+            results.add(outcome.thenApply(error -> new Struct(DeletableGroupResult.SCHEMA)
                     .set(DeletableGroupResult.GROUP_ID, groupId)
                     .set(DeletableGroupResult.ERROR_CODE, error.code())));
         }

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DeleteRecordsRequest;
@@ -64,12 +65,15 @@ public final class DeleteRecordsHandler implements RequestHandler {
         for (Struct topic : body.get(DeleteRecordsRequest.TOPICS)) {
             String name = topic.get(DeleteRecordsTopic.NAME);
             TopicInfo info = metadata.image().topics().get(name);
+            boolean deletable = context.session().allowedOnTopic(AclOperation.DELETE, name);
             List<CompletableFuture<Struct>> topicAnswers = answers.computeIfAbsent(name, k -> new ArrayList<>());
             for (Struct partition : topic.get(DeleteRecordsTopic.PARTITIONS)) {
                 int index = partition.get(DeleteRecordsPartition.PARTITION_INDEX);
                 long offset = partition.get(DeleteRecordsPartition.OFFSET);
                 TopicPartition tp = new TopicPartition(name, index);
-                if (duplicated.contains(tp)) {
+                if (!deletable) {
+                    topicAnswers.add(done(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+                } else if (duplicated.contains(tp)) {
                     topicAnswers.add(done(index, ErrorCode.INVALID_REQUEST));
                 } else if (info == null || index < 0 || index >= info.partitionCount()) {
                     topicAnswers.add(done(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));

@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DeleteTopicsRequest;
@@ -46,6 +47,8 @@ public final class DeleteTopicsHandler implements RequestHandler {
             }
             if (!isController) {
                 results.add(result(name, ErrorCode.NOT_CONTROLLER));
+            } else if (!context.session().allowedOnTopic(AclOperation.DELETE, name)) {
+                results.add(result(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
             } else if (timesNamed.get(name) > 1) {
                 // Kafka refuses a name given twice rather than delete it "twice".
                 results.add(result(name, ErrorCode.INVALID_REQUEST));

@@ -1,5 +1,6 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeClientQuotasResponse;
@@ -23,6 +24,13 @@ public final class DescribeClientQuotasHandler implements RequestHandler {
 
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        if (!context.session().allowedOnCluster(AclOperation.DESCRIBE_CONFIGS)) {
+            return CompletableFuture.completedFuture(new Struct(DescribeClientQuotasResponse.SCHEMA)
+                    .set(DescribeClientQuotasResponse.THROTTLE_TIME_MS, 0)
+                    .set(DescribeClientQuotasResponse.ERROR_CODE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .set(DescribeClientQuotasResponse.ERROR_MESSAGE, "Cluster authorization failed.")
+                    .set(DescribeClientQuotasResponse.ENTRIES, null));
+        }
         return NO_QUOTAS;
     }
 }

@@ -2,6 +2,7 @@ package dev.cairn.broker.api;
 
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeClusterRequest;
@@ -30,6 +31,16 @@ public final class DescribeClusterHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         boolean askedForOperations = request.body().get(DescribeClusterRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS);
+        if (!context.session().allowedOnCluster(AclOperation.DESCRIBE)) {
+            return CompletableFuture.completedFuture(new Struct(DescribeClusterResponse.SCHEMA)
+                    .set(DescribeClusterResponse.THROTTLE_TIME_MS, 0)
+                    .set(DescribeClusterResponse.ERROR_CODE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .set(DescribeClusterResponse.ERROR_MESSAGE, "Cluster authorization failed.")
+                    .set(DescribeClusterResponse.CLUSTER_ID, clusterId)
+                    .set(DescribeClusterResponse.CONTROLLER_ID, -1)
+                    .set(DescribeClusterResponse.BROKERS, List.of())
+                    .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS, AuthorizedOperations.OMITTED));
+        }
         List<Struct> brokers = new ArrayList<>();
         // Live brokers only, as Kafka lists unfenced ones (see MetadataHandler#brokers).
         for (BrokerInfo broker : metadata.image().liveBrokers().values()) {
@@ -47,6 +58,6 @@ public final class DescribeClusterHandler implements RequestHandler {
                 .set(DescribeClusterResponse.CONTROLLER_ID, MetadataHandler.controllerIdOrSelf(metadata))
                 .set(DescribeClusterResponse.BROKERS, brokers)
                 .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS,
-                        AuthorizedOperations.answer(askedForOperations, AuthorizedOperations.CLUSTER)));
+                        AuthorizedOperations.cluster(askedForOperations, context.session())));
     }
 }

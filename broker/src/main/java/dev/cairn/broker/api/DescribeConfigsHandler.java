@@ -5,6 +5,7 @@ import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.ConfigKey;
 import dev.cairn.broker.config.Limits;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeConfigsRequest;
@@ -79,12 +80,28 @@ public final class DescribeConfigsHandler implements RequestHandler {
                         + " resources; this one names " + resources.size();
         List<Struct> results = new ArrayList<>(resources.size());
         for (Struct resource : resources) {
-            results.add(tooMany == null ? describe(resource, options)
-                    : error(resource, ErrorCode.INVALID_REQUEST, tooMany));
+            ErrorCode denied = denied(context.session(), resource);
+            results.add(tooMany != null ? error(resource, ErrorCode.INVALID_REQUEST, tooMany)
+                    : denied != null ? error(resource, denied, "Authorization failed.")
+                    : describe(resource, options));
         }
         return CompletableFuture.completedFuture(new Struct(DescribeConfigsResponse.SCHEMA)
                 .set(DescribeConfigsResponse.THROTTLE_TIME_MS, 0)
                 .set(DescribeConfigsResponse.RESULTS, results));
+    }
+
+    /** Kafka's check: DESCRIBE_CONFIGS on the topic, the cluster (for a broker) or the group; null when allowed. */
+    private static ErrorCode denied(ConnectionSession session, Struct resource) {
+        String name = resource.get(DescribeConfigsResource.RESOURCE_NAME);
+        return switch (resource.get(DescribeConfigsResource.RESOURCE_TYPE)) {
+            case RESOURCE_TYPE_TOPIC -> session.allowedOnTopic(AclOperation.DESCRIBE_CONFIGS, name) ? null
+                    : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+            case RESOURCE_TYPE_BROKER -> session.allowedOnCluster(AclOperation.DESCRIBE_CONFIGS) ? null
+                    : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+            case RESOURCE_TYPE_GROUP -> session.allowedOnGroup(AclOperation.DESCRIBE_CONFIGS, name) ? null
+                    : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+            default -> null;
+        };
     }
 
     private Struct describe(Struct resource, Options options) {

@@ -2,6 +2,7 @@ package dev.cairn.broker.api;
 
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.GroupDescription;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeGroupsRequest;
@@ -31,10 +32,12 @@ public final class DescribeGroupsHandler implements RequestHandler {
         List<Struct> groups = new ArrayList<>();
         boolean askedForOperations = request.body().get(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS);
         for (String groupId : request.body().get(DescribeGroupsRequest.GROUPS)) {
-            Struct group = describe(groupId);
+            Struct group = context.session().allowedOnGroup(AclOperation.DESCRIBE, groupId) ? describe(groupId)
+                    : errorGroup(new Struct(DescribedGroup.SCHEMA).set(DescribedGroup.GROUP_ID, groupId),
+                            ErrorCode.GROUP_AUTHORIZATION_FAILED);
             if (group.get(DescribedGroup.ERROR_CODE) == ErrorCode.NONE.code()) {
                 group.set(DescribedGroup.AUTHORIZED_OPERATIONS,
-                        AuthorizedOperations.answer(askedForOperations, AuthorizedOperations.GROUP));
+                        AuthorizedOperations.group(askedForOperations, context.session(), groupId));
             }
             groups.add(group);
         }

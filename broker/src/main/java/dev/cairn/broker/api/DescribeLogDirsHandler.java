@@ -2,6 +2,7 @@ package dev.cairn.broker.api;
 
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeLogDirsRequest;
@@ -50,6 +51,12 @@ public final class DescribeLogDirsHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         List<Struct> asked = request.body().get(DescribeLogDirsRequest.TOPICS);
+        if (!context.session().allowedOnCluster(AclOperation.DESCRIBE)) {
+            return CompletableFuture.completedFuture(new Struct(DescribeLogDirsResponse.SCHEMA)
+                    .set(DescribeLogDirsResponse.THROTTLE_TIME_MS, 0)
+                    .set(DescribeLogDirsResponse.ERROR_CODE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .set(DescribeLogDirsResponse.RESULTS, List.of()));
+        }
         Set<TopicPartition> wanted = null;
         if (asked != null) {
             wanted = new HashSet<>();

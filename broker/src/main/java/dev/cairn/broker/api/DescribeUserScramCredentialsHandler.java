@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ScramCredentials;
 import dev.cairn.broker.security.ScramCredential;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.DescribeUserScramCredentialsRequest;
@@ -32,6 +33,13 @@ public final class DescribeUserScramCredentialsHandler implements RequestHandler
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         ScramCredentials credentials = metadata.image().scramCredentials();
+        if (!context.session().allowedOnCluster(AclOperation.DESCRIBE)) {
+            return CompletableFuture.completedFuture(new Struct(DescribeUserScramCredentialsResponse.SCHEMA)
+                    .set(DescribeUserScramCredentialsResponse.THROTTLE_TIME_MS, 0)
+                    .set(DescribeUserScramCredentialsResponse.ERROR_CODE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .set(DescribeUserScramCredentialsResponse.ERROR_MESSAGE, "Cluster authorization failed.")
+                    .set(DescribeUserScramCredentialsResponse.RESULTS, List.of()));
+        }
         List<Struct> wanted = request.body().get(DescribeUserScramCredentialsRequest.USERS);
         List<Struct> results = new ArrayList<>();
         if (wanted == null || wanted.isEmpty()) {

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.ElectLeadersRequest;
@@ -67,6 +68,10 @@ public final class ElectLeadersHandler implements RequestHandler {
         long timeoutMs = Math.max(1, Math.min(TRANSFER_TIMEOUT_MS_MAX, body.get(ElectLeadersRequest.TIMEOUT_MS)));
         List<Struct> asked = body.get(ElectLeadersRequest.TOPIC_PARTITIONS);
         MetadataImage image = metadata.image();
+        if (!context.session().allowedOnCluster(AclOperation.ALTER)) {
+            return CompletableFuture.completedFuture(response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, asked,
+                    Map.of()));
+        }
         if (type != PREFERRED && type != UNCLEAN) {
             return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, asked, Map.of()));
         }

@@ -9,6 +9,7 @@ import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.log.OffsetOutOfRangeException;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.FetchRequest;
@@ -55,16 +56,16 @@ public final class FetchHandler implements RequestHandler {
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
         long waitMs = Math.min(Math.max(0, body.get(FetchRequest.MAX_WAIT_MS)), Limits.FETCH_WAIT_MS_MAX);
-        return attempt(body, clockMs.getAsLong() + waitMs);
+        return attempt(context.session(), body, clockMs.getAsLong() + waitMs);
     }
 
-    private CompletableFuture<Struct> attempt(Struct body, long deadlineMs) {
-        Reads reads = readAll(body);
+    private CompletableFuture<Struct> attempt(ConnectionSession session, Struct body, long deadlineMs) {
+        Reads reads = readAll(session, body);
         long remainingMs = deadlineMs - clockMs.getAsLong();
         if (reads.bytes >= body.get(FetchRequest.MIN_BYTES) || reads.anyError || remainingMs <= 0) {
             return CompletableFuture.completedFuture(reads.response);
         }
-        return waiter.await(reads.partitions, remainingMs).thenCompose(woken -> attempt(body, deadlineMs));
+        return waiter.await(reads.partitions, remainingMs).thenCompose(woken -> attempt(session, body, deadlineMs));
     }
 
     /** One pass over the requested partitions. */
@@ -75,13 +76,14 @@ public final class FetchHandler implements RequestHandler {
         final List<TopicPartition> partitions = new ArrayList<>();
     }
 
-    private Reads readAll(Struct body) {
+    private Reads readAll(ConnectionSession session, Struct body) {
         Reads reads = new Reads();
         long budget = Math.max(0, body.get(FetchRequest.MAX_BYTES));
         List<Struct> topicResponses = new ArrayList<>();
         for (Struct topic : body.get(FetchRequest.TOPICS)) {
             String name = topic.get(FetchTopic.TOPIC);
             TopicInfo info = metadata.image().topics().get(name);
+            boolean readable = session.allowedOnTopic(AclOperation.READ, name);
             List<Struct> partitionResponses = new ArrayList<>();
             for (Struct fetch : topic.get(FetchTopic.PARTITIONS)) {
                 int partition = fetch.get(FetchPartition.PARTITION);
@@ -89,7 +91,8 @@ public final class FetchHandler implements RequestHandler {
                 reads.partitions.add(tp);
                 int maxBytes = (int) Math.min(Math.max(0, fetch.get(FetchPartition.PARTITION_MAX_BYTES)), budget);
                 boolean firstData = reads.bytes == 0;
-                Struct data = info == null || partition < 0 || partition >= info.partitionCount()
+                Struct data = !readable ? error(partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                        : info == null || partition < 0 || partition >= info.partitionCount()
                         ? error(partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                         : read(tp, fetch.get(FetchPartition.FETCH_OFFSET), maxBytes, firstData || maxBytes > 0);
                 int size = data.get(PartitionData.RECORDS).sizeInBytes();

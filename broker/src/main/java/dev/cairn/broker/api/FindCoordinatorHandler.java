@@ -2,6 +2,7 @@ package dev.cairn.broker.api;
 
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.FindCoordinatorRequest;
@@ -56,6 +57,9 @@ public final class FindCoordinatorHandler implements RequestHandler {
         }
         if (keyType != KEY_TYPE_GROUP) {
             return answer(ErrorCode.INVALID_REQUEST, "unknown coordinator key type " + keyType, null);
+        }
+        if (!context.session().allowedOnGroup(AclOperation.DESCRIBE, body.get(FindCoordinatorRequest.KEY))) {
+            return answer(ErrorCode.GROUP_AUTHORIZATION_FAILED, "Group authorization failed.", null);
         }
         BrokerInfo coordinator = coordinatorFor(body.get(FindCoordinatorRequest.KEY), metadata.image().liveBrokers());
         if (coordinator == null) {

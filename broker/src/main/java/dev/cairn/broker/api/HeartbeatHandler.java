@@ -1,6 +1,7 @@
 package dev.cairn.broker.api;
 
 import dev.cairn.broker.group.GroupCoordinator;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.HeartbeatRequest;
@@ -25,7 +26,8 @@ public final class HeartbeatHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
-        ErrorCode error = coordinator.heartbeat(body.get(HeartbeatRequest.GROUP_ID),
+        ErrorCode error = !context.session().allowedOnGroup(AclOperation.READ, body.get(HeartbeatRequest.GROUP_ID))
+                ? ErrorCode.GROUP_AUTHORIZATION_FAILED : coordinator.heartbeat(body.get(HeartbeatRequest.GROUP_ID),
                 body.get(HeartbeatRequest.GENERATION_ID), body.get(HeartbeatRequest.MEMBER_ID),
                 body.get(HeartbeatRequest.GROUP_INSTANCE_ID), clockMs.getAsLong());
         return CompletableFuture.completedFuture(new Struct(HeartbeatResponse.SCHEMA)

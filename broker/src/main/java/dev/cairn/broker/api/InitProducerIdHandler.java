@@ -3,6 +3,8 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.security.acl.AclOperation;
+import dev.cairn.broker.security.acl.ResourceType;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.InitProducerIdRequest;
@@ -31,6 +33,12 @@ public final class InitProducerIdHandler implements RequestHandler {
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         if (request.body().get(InitProducerIdRequest.TRANSACTIONAL_ID) != null) {
             return CompletableFuture.completedFuture(response(ErrorCode.UNSUPPORTED_VERSION, -1));
+        }
+        // Kafka: an idempotent producer needs IDEMPOTENT_WRITE on the cluster, or WRITE on some topic.
+        ConnectionSession session = context.session();
+        if (!session.allowedOnCluster(AclOperation.IDEMPOTENT_WRITE)
+                && !session.allowedOnAny(AclOperation.WRITE, ResourceType.TOPIC)) {
+            return CompletableFuture.completedFuture(response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, -1));
         }
         return nextProducerId().thenApply(id -> id < 0 ? response(ErrorCode.COORDINATOR_NOT_AVAILABLE, -1)
                 : response(ErrorCode.NONE, id));

@@ -1,9 +1,11 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.JoinRequest;
 import dev.cairn.broker.group.JoinResult;
 import dev.cairn.broker.group.Protocol;
+import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.JoinGroupRequest;
 import dev.cairn.protocol.message.JoinGroupRequest.JoinGroupRequestProtocol;
@@ -35,6 +37,10 @@ public final class JoinGroupHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
+        if (!context.session().allowedOnGroup(AclOperation.READ, body.get(JoinGroupRequest.GROUP_ID))) {
+            return CompletableFuture.completedFuture(response(JoinResult.error(ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                    body.get(JoinGroupRequest.MEMBER_ID))));
+        }
         List<Protocol> protocols = new ArrayList<>();
         for (Struct protocol : body.get(JoinGroupRequest.PROTOCOLS)) {
             protocols.add(new Protocol(protocol.get(JoinGroupRequestProtocol.NAME),

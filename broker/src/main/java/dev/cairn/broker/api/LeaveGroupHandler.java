@@ -1,6 +1,7 @@
 package dev.cairn.broker.api;
 
 import dev.cairn.broker.group.GroupCoordinator;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.LeaveGroupRequest;
@@ -25,7 +26,8 @@ public final class LeaveGroupHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
-        ErrorCode error = coordinator.leave(body.get(LeaveGroupRequest.GROUP_ID),
+        ErrorCode error = !context.session().allowedOnGroup(AclOperation.READ, body.get(LeaveGroupRequest.GROUP_ID))
+                ? ErrorCode.GROUP_AUTHORIZATION_FAILED : coordinator.leave(body.get(LeaveGroupRequest.GROUP_ID),
                 body.get(LeaveGroupRequest.MEMBER_ID), clockMs.getAsLong());
         return CompletableFuture.completedFuture(new Struct(LeaveGroupResponse.SCHEMA)
                 .set(LeaveGroupResponse.THROTTLE_TIME_MS, 0)

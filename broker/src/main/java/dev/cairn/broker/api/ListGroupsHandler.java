@@ -2,6 +2,7 @@ package dev.cairn.broker.api;
 
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.GroupListing;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.ListGroupsRequest;
@@ -38,7 +39,12 @@ public final class ListGroupsHandler implements RequestHandler {
         Set<String> types = lowerCase(request.body().get(ListGroupsRequest.TYPES_FILTER));
         List<Struct> groups = new ArrayList<>();
         if (types.isEmpty() || types.contains(CLASSIC_GROUP_TYPE)) {
+            // Kafka lists every group to a principal with DESCRIBE on the cluster, else those it may describe.
+            boolean allGroups = context.session().allowedOnCluster(AclOperation.DESCRIBE);
             for (GroupListing listing : coordinator.listGroups()) {
+                if (!allGroups && !context.session().allowedOnGroup(AclOperation.DESCRIBE, listing.groupId())) {
+                    continue;
+                }
                 String state = listing.state().displayName();
                 if (states.isEmpty() || states.contains(state.toLowerCase(Locale.ROOT))) {
                     groups.add(new Struct(ListedGroup.SCHEMA)

@@ -8,6 +8,7 @@ import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.log.OffsetOutOfRangeException;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.ListOffsetsRequest;
@@ -85,11 +86,15 @@ public final class ListOffsetsHandler implements RequestHandler {
         for (Struct topic : body.get(ListOffsetsRequest.TOPICS)) {
             String name = topic.get(ListOffsetsTopic.NAME);
             TopicInfo info = metadata.image().topics().get(name);
+            boolean describable = context.session().allowedOnTopic(AclOperation.DESCRIBE, name);
             List<Struct> partitionResponses = new ArrayList<>();
             for (Struct partition : topic.get(ListOffsetsTopic.PARTITIONS)) {
                 int index = partition.get(ListOffsetsPartition.PARTITION_INDEX);
                 TopicPartition tp = new TopicPartition(name, index);
-                if (duplicated.contains(tp)) {
+                if (!describable) {
+                    partitionResponses.add(answer(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, NO_TIMESTAMP,
+                            NO_OFFSET));
+                } else if (duplicated.contains(tp)) {
                     // Kafka refuses a partition named twice in one request rather than answer it twice.
                     partitionResponses.add(answer(index, ErrorCode.INVALID_REQUEST, NO_TIMESTAMP, NO_OFFSET));
                 } else if (info == null || index < 0 || index >= info.partitionCount()) {

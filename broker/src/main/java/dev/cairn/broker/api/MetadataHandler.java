@@ -9,6 +9,7 @@ import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicNames;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.MetadataRequest;
@@ -69,12 +70,17 @@ public final class MetadataHandler implements RequestHandler {
         MetadataImage image = metadata.image();
         List<Struct> requested = body.get(MetadataRequest.TOPICS);
         boolean allowAutoCreate = body.get(MetadataRequest.ALLOW_AUTO_TOPIC_CREATION);
-        int topicOperations = AuthorizedOperations.answer(
-                body.get(MetadataRequest.INCLUDE_TOPIC_AUTHORIZED_OPERATIONS), AuthorizedOperations.TOPIC);
+        boolean askedTopicOperations = body.get(MetadataRequest.INCLUDE_TOPIC_AUTHORIZED_OPERATIONS);
+        ConnectionSession session = context.session();
         Set<String> names = new LinkedHashSet<>();
         Set<UUID> unknownIds = new LinkedHashSet<>();
         if (requested == null) {
-            names.addAll(image.topics().keySet());
+            // Listing every topic shows only those the principal may describe, as Kafka does.
+            for (String name : image.topics().keySet()) {
+                if (session.allowedOnTopic(AclOperation.DESCRIBE, name)) {
+                    names.add(name);
+                }
+            }
         } else if (request.apiVersion() < FIRST_VERSION_WITH_TOPIC_IDS && namesATopicById(requested)) {
             // Kafka refuses ids below v12, and a v10-11 answer cannot carry a null name.
             List<Struct> refused = new ArrayList<>();
@@ -82,7 +88,7 @@ public final class MetadataHandler implements RequestHandler {
                 String name = topic.get(MetadataRequest.MetadataRequestTopic.NAME);
                 refused.add(topicError(name == null ? "" : name, NO_TOPIC_ID, ErrorCode.INVALID_REQUEST));
             }
-            return CompletableFuture.completedFuture(answer(body, image, refused));
+            return CompletableFuture.completedFuture(answer(body, session, image, refused));
         } else {
             for (Struct topic : requested) {
                 UUID topicId = topic.get(MetadataRequest.MetadataRequestTopic.TOPIC_ID);
@@ -99,18 +105,25 @@ public final class MetadataHandler implements RequestHandler {
         Set<Integer> liveBrokers = image.liveBrokers().keySet();
         for (String name : names) {
             TopicInfo topic = name == null ? null : image.topics().get(name);
-            if (topic != null) {
+            if (name != null && !session.allowedOnTopic(AclOperation.DESCRIBE, name)) {
+                // Kafka answers an undescribable topic the same whether it exists or not.
+                topics.add(topicError(name, NO_TOPIC_ID, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+            } else if (topic != null) {
                 topics.add(describe(image, liveBrokers, topic).set(MetadataResponseTopic.TOPIC_AUTHORIZED_OPERATIONS,
-                        topicOperations));
+                        AuthorizedOperations.topic(askedTopicOperations, session, name)));
             } else {
-                ErrorCode error = name == null ? ErrorCode.UNKNOWN_TOPIC_ID : onUnknownTopic(name, allowAutoCreate);
+                boolean mayCreate = session.allowedOnCluster(AclOperation.CREATE)
+                        || session.allowedOnTopic(AclOperation.CREATE, name == null ? "" : name);
+                ErrorCode error = name == null ? ErrorCode.UNKNOWN_TOPIC_ID
+                        : allowAutoCreate && autoCreateTopics && !mayCreate ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                        : onUnknownTopic(name, allowAutoCreate);
                 topics.add(topicError(name, NO_TOPIC_ID, error));
             }
         }
         for (UUID topicId : unknownIds) {
             topics.add(topicError(null, topicId, ErrorCode.UNKNOWN_TOPIC_ID));
         }
-        return CompletableFuture.completedFuture(answer(body, image, topics));
+        return CompletableFuture.completedFuture(answer(body, session, image, topics));
     }
 
     private static boolean namesATopicById(List<Struct> requested) {
@@ -124,15 +137,15 @@ public final class MetadataHandler implements RequestHandler {
         return false;
     }
 
-    private Struct answer(Struct body, MetadataImage image, List<Struct> topics) {
+    private Struct answer(Struct body, ConnectionSession session, MetadataImage image, List<Struct> topics) {
         return new Struct(MetadataResponse.SCHEMA)
                 .set(MetadataResponse.THROTTLE_TIME_MS, 0)
                 .set(MetadataResponse.BROKERS, brokers(image))
                 .set(MetadataResponse.CLUSTER_ID, clusterId)
                 .set(MetadataResponse.CONTROLLER_ID, controllerIdOrSelf(metadata))
                 .set(MetadataResponse.TOPICS, topics)
-                .set(MetadataResponse.CLUSTER_AUTHORIZED_OPERATIONS, AuthorizedOperations.answer(
-                        body.get(MetadataRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS), AuthorizedOperations.CLUSTER))
+                .set(MetadataResponse.CLUSTER_AUTHORIZED_OPERATIONS, AuthorizedOperations.cluster(
+                        body.get(MetadataRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS), session))
                 .set(MetadataResponse.ERROR_CODE, ErrorCode.NONE.code());
     }
 

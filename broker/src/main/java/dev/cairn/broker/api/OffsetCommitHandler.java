@@ -9,6 +9,7 @@ import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.OffsetCommitRequest;
@@ -63,18 +64,27 @@ public final class OffsetCommitHandler implements RequestHandler {
         Struct body = request.body();
         String groupId = body.get(OffsetCommitRequest.GROUP_ID);
         MetadataImage image = metadata.image();
-        ErrorCode groupError = groupError(groupId, body.get(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH),
-                body.get(OffsetCommitRequest.MEMBER_ID), body.get(OffsetCommitRequest.GROUP_INSTANCE_ID), image);
+        ConnectionSession session = context.session();
+        ErrorCode groupError = !session.allowedOnGroup(AclOperation.READ, groupId == null ? "" : groupId)
+                ? ErrorCode.GROUP_AUTHORIZATION_FAILED
+                : groupError(groupId, body.get(OffsetCommitRequest.GENERATION_ID_OR_MEMBER_EPOCH),
+                        body.get(OffsetCommitRequest.MEMBER_ID), body.get(OffsetCommitRequest.GROUP_INSTANCE_ID),
+                        image);
         long nowMs = clockMs.getAsLong();
         List<CompletableFuture<Struct>> topicResponses = new ArrayList<>();
         for (Struct topic : body.get(OffsetCommitRequest.TOPICS)) {
             String name = topic.get(OffsetCommitRequestTopic.NAME);
             TopicInfo info = image.topics().get(name);
+            boolean readable = session.allowedOnTopic(AclOperation.READ, name);
             List<CompletableFuture<Struct>> partitionResponses = new ArrayList<>();
             for (Struct partition : topic.get(OffsetCommitRequestTopic.PARTITIONS)) {
                 int index = partition.get(OffsetCommitRequestPartition.PARTITION_INDEX);
                 ErrorCode precheck = null;
-                if (info == null || index < 0 || index >= info.partitionCount()) {
+                if (groupError == ErrorCode.GROUP_AUTHORIZATION_FAILED) {
+                    precheck = groupError;
+                } else if (!readable) {
+                    precheck = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+                } else if (info == null || index < 0 || index >= info.partitionCount()) {
                     // Kafka answers unknown topics before it asks the coordinator anything.
                     precheck = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
                 } else if (groupError != null) {

@@ -5,6 +5,7 @@ import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.group.GroupCoordinator;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.OffsetDeleteRequest;
@@ -45,7 +46,8 @@ public final class OffsetDeleteHandler implements RequestHandler {
         Struct body = request.body();
         String groupId = body.get(OffsetDeleteRequest.GROUP_ID);
         List<Struct> topics = body.get(OffsetDeleteRequest.TOPICS);
-        ErrorCode groupError = offsets.coordinatorError(groupId);
+        ErrorCode groupError = !context.session().allowedOnGroup(AclOperation.DELETE, groupId == null ? "" : groupId)
+                ? ErrorCode.GROUP_AUTHORIZATION_FAILED : offsets.coordinatorError(groupId);
         if (groupError != null) {
             return CompletableFuture.completedFuture(response(groupError, List.of()));
         }
@@ -55,7 +57,8 @@ public final class OffsetDeleteHandler implements RequestHandler {
         for (Struct topic : topics) {
             String name = topic.get(OffsetDeleteRequestTopic.NAME);
             TopicInfo info = metadata.image().topics().get(name);
-            ErrorCode topicError = info == null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode topicError = !context.session().allowedOnTopic(AclOperation.READ, name)
+                    ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : info == null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                     : coordinator.offsetDeletion(groupId, name);
             if (topicError == ErrorCode.NON_EMPTY_GROUP) {
                 return CompletableFuture.completedFuture(response(ErrorCode.NON_EMPTY_GROUP, List.of()));

@@ -7,6 +7,7 @@ import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.OffsetFetchRequest;
@@ -58,7 +59,9 @@ public final class OffsetFetchHandler implements RequestHandler {
         String groupId = body.get(OffsetFetchRequest.GROUP_ID);
         List<Struct> requested = body.get(OffsetFetchRequest.TOPICS);
         MetadataImage image = metadata.image();
-        ErrorCode groupError = coordinatorError(groupId, image);
+        ConnectionSession session = context.session();
+        ErrorCode groupError = !session.allowedOnGroup(AclOperation.DESCRIBE, groupId == null ? "" : groupId)
+                ? ErrorCode.GROUP_AUTHORIZATION_FAILED : coordinatorError(groupId, image);
         if (groupError != null) {
             return CompletableFuture.completedFuture(groupErrorResponse(request.apiVersion(), requested, groupError));
         }
@@ -66,6 +69,9 @@ public final class OffsetFetchHandler implements RequestHandler {
         Map<String, List<CompletableFuture<Fetched>>> pending = new LinkedHashMap<>();
         if (requested == null) {
             for (TopicInfo topic : image.topics().values()) {
+                if (!session.allowedOnTopic(AclOperation.DESCRIBE, topic.name())) {
+                    continue;
+                }
                 for (int p = 0; p < topic.partitionCount(); p++) {
                     pending.computeIfAbsent(topic.name(), k -> new ArrayList<>())
                             .add(read(groupId, new TopicPartition(topic.name(), p)));
@@ -75,9 +81,11 @@ public final class OffsetFetchHandler implements RequestHandler {
             for (Struct topic : requested) {
                 String name = topic.get(OffsetFetchRequestTopic.NAME);
                 TopicInfo info = image.topics().get(name);
+                boolean describable = session.allowedOnTopic(AclOperation.DESCRIBE, name);
                 List<CompletableFuture<Fetched>> answers = pending.computeIfAbsent(name, k -> new ArrayList<>());
                 for (int index : topic.get(OffsetFetchRequestTopic.PARTITION_INDEXES)) {
-                    answers.add(info == null || index < 0 || index >= info.partitionCount()
+                    answers.add(!describable ? CompletableFuture.completedFuture(Fetched.unauthorized(index))
+                            : info == null || index < 0 || index >= info.partitionCount()
                             ? CompletableFuture.completedFuture(Fetched.none(index))
                             : read(groupId, new TopicPartition(name, index)));
                 }
@@ -89,10 +97,21 @@ public final class OffsetFetchHandler implements RequestHandler {
     }
 
     /** One partition's answer, or the group-level error its read ran into. */
-    private record Fetched(int partition, long offset, int leaderEpoch, String metadata, ErrorCode error) {
+    private record Fetched(int partition, long offset, int leaderEpoch, String metadata, ErrorCode error,
+            ErrorCode partitionError) {
+        Fetched(int partition, long offset, int leaderEpoch, String metadata, ErrorCode error) {
+            this(partition, offset, leaderEpoch, metadata, error, ErrorCode.NONE);
+        }
+
         /** Nothing committed for this partition. */
         static Fetched none(int partition) {
             return new Fetched(partition, NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, null);
+        }
+
+        /** A topic the principal may not describe: TOPIC_AUTHORIZATION_FAILED for the partition, as Kafka says. */
+        static Fetched unauthorized(int partition) {
+            return new Fetched(partition, NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, null,
+                    ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         }
 
     }
@@ -133,7 +152,7 @@ public final class OffsetFetchHandler implements RequestHandler {
                     continue;
                 }
                 answers.add(answer(fetched.partition(), fetched.offset(), fetched.leaderEpoch(), fetched.metadata(),
-                        ErrorCode.NONE));
+                        fetched.partitionError()));
             }
             if (requested != null || !answers.isEmpty()) {
                 topicResponses.add(new Struct(OffsetFetchResponseTopic.SCHEMA)

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.ProduceRequest;
@@ -57,10 +58,15 @@ public final class ProduceHandler implements RequestHandler {
         for (Struct topic : body.get(ProduceRequest.TOPIC_DATA)) {
             String name = topic.get(TopicProduceData.NAME);
             TopicInfo info = metadata.image().topics().get(name);
+            // Kafka checks WRITE before existence: a client without it learns nothing about the topic.
+            boolean writable = context.session().allowedOnTopic(AclOperation.WRITE, name);
             List<CompletableFuture<Struct>> partitionResponses = new ArrayList<>();
             for (Struct partitionData : topic.get(TopicProduceData.PARTITION_DATA)) {
                 int partition = partitionData.get(PartitionProduceData.INDEX);
                 ErrorCode precheck = acks == 0 || acks == 1 || acks == -1 ? null : ErrorCode.INVALID_REQUIRED_ACKS;
+                if (precheck == null && !writable) {
+                    precheck = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+                }
                 if (precheck == null && (info == null || partition < 0 || partition >= info.partitionCount())) {
                     precheck = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
                 }

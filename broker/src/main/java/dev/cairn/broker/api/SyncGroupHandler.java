@@ -1,7 +1,9 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.SyncResult;
+import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.SyncGroupRequest;
 import dev.cairn.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
@@ -29,6 +31,9 @@ public final class SyncGroupHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Struct body = request.body();
+        if (!context.session().allowedOnGroup(AclOperation.READ, body.get(SyncGroupRequest.GROUP_ID))) {
+            return CompletableFuture.completedFuture(response(SyncResult.error(ErrorCode.GROUP_AUTHORIZATION_FAILED)));
+        }
         Map<String, byte[]> assignments = new HashMap<>();
         for (Struct assignment : body.get(SyncGroupRequest.ASSIGNMENTS)) {
             assignments.put(assignment.get(SyncGroupRequestAssignment.MEMBER_ID),

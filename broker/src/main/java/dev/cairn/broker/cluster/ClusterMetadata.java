@@ -48,6 +48,16 @@ public final class ClusterMetadata {
         if (command instanceof MetadataCommand.AlterScramCredentials alter) {
             return alterScram(raftIndex, current, alter);
         }
+        if (command instanceof MetadataCommand.AlterAcls alter) {
+            AclStore next = current.acls().with(alter.removals(), alter.additions());
+            if (next.size() > AclStore.BINDINGS_MAX && next.size() > current.acls().size()) {
+                publish(current, current.withAcls(raftIndex, current.acls()), null);
+                return new MetadataResult.Rejected(ErrorCode.POLICY_VIOLATION, "the cluster holds "
+                        + AclStore.BINDINGS_MAX + " ACL bindings at most");
+            }
+            publish(current, current.withAcls(raftIndex, next), alter);
+            return MetadataResult.OK;
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();

@@ -37,6 +37,7 @@ public final class MetadataCodec {
     private static final byte PROPOSE_CLUSTER_ID = 8;
     /** Added later, like ADD_PARTITIONS. */
     private static final byte ALTER_SCRAM_CREDENTIALS = 9;
+    private static final byte ALTER_ACLS = 10;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -84,6 +85,10 @@ public final class MetadataCodec {
                 for (MetadataCommand.ScramUpsertion u : a.upsertions()) {
                     writeCredential(out, u.user(), u.mechanism(), u.credential());
                 }
+            } else if (command instanceof MetadataCommand.AlterAcls a) {
+                out.writeByte(ALTER_ACLS);
+                writeBlobs(out, a.removals());
+                writeBlobs(out, a.additions());
             } else if (command instanceof MetadataCommand.UpdatePartitionState u) {
                 out.writeByte(UPDATE_PARTITION_STATE);
                 out.writeLong(u.topicId().getMostSignificantBits());
@@ -111,6 +116,7 @@ public final class MetadataCodec {
                 case UPDATE_PARTITION_STATE -> new MetadataCommand.UpdatePartitionState(
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
                 case ALTER_SCRAM_CREDENTIALS -> readAlterScram(in);
+                case ALTER_ACLS -> new MetadataCommand.AlterAcls(readBlobs(in), readBlobs(in));
                 default -> throw new IOException("unknown metadata command type " + type);
             };
         });
@@ -128,6 +134,29 @@ public final class MetadataCodec {
             upsertions.add(readCredential(in));
         }
         return new MetadataCommand.AlterScramCredentials(deletions, upsertions);
+    }
+
+    private static void writeBlobs(DataOutputStream out, List<byte[]> blobs) throws IOException {
+        out.writeInt(blobs.size());
+        for (byte[] blob : blobs) {
+            out.writeShort(blob.length);
+            out.write(blob);
+        }
+    }
+
+    private static List<byte[]> readBlobs(DataInputStream in) throws IOException {
+        int count = readCount(in);
+        List<byte[]> blobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int length = in.readUnsignedShort();
+            if (length > AclStore.BINDING_BYTES_MAX) {
+                throw new IOException("ACL binding of " + length + " bytes exceeds " + AclStore.BINDING_BYTES_MAX);
+            }
+            byte[] blob = new byte[length];
+            in.readFully(blob);
+            blobs.add(blob);
+        }
+        return blobs;
     }
 
     private static void writeCredential(DataOutputStream out, String user, byte mechanism, byte[] credential)
@@ -218,6 +247,8 @@ public final class MetadataCodec {
             if (failure[0] != null) {
                 throw failure[0];
             }
+            // And then ACL bindings; older snapshots end before them (none).
+            writeBlobs(out, image.acls().encoded());
         });
     }
 
@@ -251,8 +282,10 @@ public final class MetadataCodec {
                 entries.add(readCredential(in));
             }
             ScramCredentials credentials = ScramCredentials.of(entries);
+            AclStore acls = in.available() > 0 ? AclStore.of(readBlobs(in)) : AclStore.EMPTY;
             return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
-                    .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials);
+                    .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
+                    .withAcls(appliedRaftIndex, acls);
         });
     }
 

@@ -90,4 +90,39 @@ public sealed interface MetadataCommand {
             return "ScramUpsertion[user=" + user + ", mechanism=" + mechanism + "]";
         }
     }
+
+    /**
+     * Removes and adds ACL bindings (DeleteAcls, CreateAcls), each in the security package's encoding: removals
+     * first. A DeleteAcls filter is resolved to the bindings it matched in the image the broker saw, so applying is
+     * plain set arithmetic, the same on every broker.
+     */
+    record AlterAcls(java.util.List<byte[]> removals, java.util.List<byte[]> additions) implements MetadataCommand {
+        public AlterAcls {
+            removals = java.util.List.copyOf(removals);
+            additions = java.util.List.copyOf(additions);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof AlterAcls that && sameBytes(removals, that.removals)
+                    && sameBytes(additions, that.additions);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(removals.size(), additions.size());
+        }
+
+        private static boolean sameBytes(java.util.List<byte[]> a, java.util.List<byte[]> b) {
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (int i = 0; i < a.size(); i++) {
+                if (!java.util.Arrays.equals(a.get(i), b.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
 }

@@ -13,17 +13,17 @@ import java.util.UUID;
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
-        java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials) {
+        java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials, AclStore acls) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
             java.util.Set.of(), null);
 
-    /** An image without SCRAM credentials. */
+    /** An image without SCRAM credentials or ACLs. */
     public MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
             SortedMap<String, TopicInfo> topics, long nextProducerId,
             Map<TopicPartition, PartitionState> partitionStates, java.util.Set<Integer> deadBrokers, String clusterId) {
         this(appliedRaftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
-                ScramCredentials.EMPTY);
+                ScramCredentials.EMPTY, AclStore.EMPTY);
     }
 
     public MetadataImage {
@@ -67,16 +67,21 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead, clusterId, scramCredentials);
+                newStates, newDead, clusterId, scramCredentials, acls);
     }
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                newClusterId, scramCredentials);
+                newClusterId, scramCredentials, acls);
     }
 
     MetadataImage withScramCredentials(long raftIndex, ScramCredentials credentials) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, credentials);
+                clusterId, credentials, acls);
+    }
+
+    MetadataImage withAcls(long raftIndex, AclStore newAcls) {
+        return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
+                clusterId, scramCredentials, newAcls);
     }
 }

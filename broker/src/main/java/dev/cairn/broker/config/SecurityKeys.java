@@ -42,10 +42,20 @@ public final class SecurityKeys {
             "SCRAM-SHA-256,SCRAM-SHA-512", "SASL mechanisms offered on a SASL listener: PLAIN, SCRAM-SHA-256, "
             + "SCRAM-SHA-512 (Kafka's default GSSAPI is not served).");
 
+    public static final ConfigKey<String> AUTHORIZER_CLASS_NAME = stringKey("authorizer.class.name", "",
+            "Empty: no ACLs, every client may do everything. org.apache.kafka.metadata.authorizer.StandardAuthorizer "
+            + "(Kafka's name): ACLs are checked on every request, kept in the metadata group, managed with "
+            + "kafka-acls.");
+    public static final ConfigKey<String> SUPER_USERS = stringKey("super.users", "",
+            "Principals allowed everything whatever the ACLs, User:NAME;User:OTHER (Kafka's syntax).");
+    public static final ConfigKey<Boolean> ALLOW_EVERYONE_IF_NO_ACL_FOUND = ConfigKey.boolKey(
+            "allow.everyone.if.no.acl.found", false, "With ACLs on: whether a resource no ACL names is open to all.");
+
     public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
             SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
             SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
-            SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS);
+            SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS, AUTHORIZER_CLASS_NAME, SUPER_USERS,
+            ALLOW_EVERYONE_IF_NO_ACL_FOUND);
 
     private static final Pattern JAAS_KEY = Pattern.compile("listener\\.name\\.[a-z0-9_.-]+\\.[a-z0-9-]+\\.sasl\\"
             + ".jaas\\.config");

@@ -21,7 +21,7 @@ public record JoinResult(ErrorCode error, int generationId, String protocolName,
     public record JoinedMember(String memberId, String groupInstanceId, byte[] metadata) {
     }
 
-    static JoinResult error(ErrorCode error, String memberId) {
+    public static JoinResult error(ErrorCode error, String memberId) {
         return new JoinResult(error, NO_GENERATION, "", "", memberId, List.of());
     }
 }

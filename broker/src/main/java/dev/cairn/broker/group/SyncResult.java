@@ -6,7 +6,7 @@ import dev.cairn.protocol.ErrorCode;
 public record SyncResult(ErrorCode error, byte[] assignment) {
     static final byte[] NO_ASSIGNMENT = new byte[0];
 
-    static SyncResult error(ErrorCode error) {
+    public static SyncResult error(ErrorCode error) {
         return new SyncResult(error, NO_ASSIGNMENT);
     }
 }

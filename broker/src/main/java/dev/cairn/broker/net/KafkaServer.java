@@ -107,7 +107,7 @@ public final class KafkaServer implements Closeable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         RequestContext context = new RequestContext(connectionIds.incrementAndGet(),
-                                String.valueOf(ch.remoteAddress()), security.newSession());
+                                String.valueOf(ch.remoteAddress()), security.newSession(ch.remoteAddress()));
                         ch.pipeline()
                                 .addLast("limit", limiter)
                                 .addLast("idle", new IdleStateHandler(0, 0, CONNECTION_IDLE_MS_MAX,

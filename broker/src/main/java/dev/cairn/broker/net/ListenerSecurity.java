@@ -1,30 +1,41 @@
 package dev.cairn.broker.net;
 
+import dev.cairn.broker.api.AccessControl;
 import dev.cairn.broker.api.ConnectionSession;
 import dev.cairn.broker.config.KafkaListener;
 import dev.cairn.broker.config.TlsSettings;
 import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
- * What a listener asks of each connection: TLS (a context, or null for none) and whether clients must log in with
- * SASL before anything but ApiVersions.
+ * What a listener asks of each connection: TLS (a context, or null for none), whether clients must log in with
+ * SASL before anything but ApiVersions, and the ACLs their requests are checked against.
  */
-public record ListenerSecurity(SslContext tls, boolean saslRequired) {
+public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access) {
 
-    public static final ListenerSecurity PLAINTEXT = new ListenerSecurity(null, false);
+    public static final ListenerSecurity PLAINTEXT = new ListenerSecurity(null, false, AccessControl.OPEN);
 
-    /** The security of {@code listener}, its TLS context built from {@code tls} (ignored when it uses none). */
-    public static ListenerSecurity of(KafkaListener listener, TlsSettings tls) {
-        return new ListenerSecurity(listener.protocol().tls() ? TlsContexts.server(tls) : null,
-                listener.protocol().sasl());
+    /** Without ACLs. */
+    public ListenerSecurity(SslContext tls, boolean saslRequired) {
+        this(tls, saslRequired, AccessControl.OPEN);
     }
 
-    ConnectionSession newSession() {
-        return saslRequired ? ConnectionSession.saslRequired() : ConnectionSession.plaintext();
+    /** The security of {@code listener}, its TLS context built from {@code tls} (ignored when it uses none). */
+    public static ListenerSecurity of(KafkaListener listener, TlsSettings tls, AccessControl access) {
+        return new ListenerSecurity(listener.protocol().tls() ? TlsContexts.server(tls) : null,
+                listener.protocol().sasl(), access);
+    }
+
+    ConnectionSession newSession(SocketAddress remote) {
+        String host = remote instanceof InetSocketAddress inet && inet.getAddress() != null
+                ? inet.getAddress().getHostAddress() : "*";
+        return ConnectionSession.of(saslRequired, access, host);
     }
 
     @Override
     public String toString() {
-        return (tls == null ? "no TLS" : "TLS") + (saslRequired ? ", SASL login required" : "");
+        return (tls == null ? "no TLS" : "TLS") + (saslRequired ? ", SASL login required" : "")
+                + (access.enabled() ? ", ACLs checked" : "");
     }
 }

@@ -59,6 +59,22 @@ class ClusterMetadataTest {
         assertEquals(java.util.Set.of((byte) 1), metadata.image().scramCredentials().mechanismsByUser().get("alice"));
     }
 
+    /** ACL bindings are a set by content, replicated as commands and kept in snapshots. */
+    @Test
+    void aclBindingsSurviveCodecAndSnapshot() {
+        byte[] first = {1, 2, 3};
+        byte[] second = {4, 5};
+        MetadataCommand add = new MetadataCommand.AlterAcls(List.of(), List.of(first, second, first.clone()));
+        assertEquals(MetadataResult.OK, apply(MetadataCodec.decodeCommand(ByteBuffer.wrap(MetadataCodec.encode(add)))));
+        assertEquals(2, metadata.image().acls().size());
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image().acls(), restored.acls());
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.AlterAcls(List.of(first.clone()), List.of())));
+        assertEquals(1, metadata.image().acls().size());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(second, metadata.image().acls().encoded().get(0));
+    }
+
     /** The first proposed cluster id is the cluster's; later proposals change nothing; snapshots keep it. */
     @Test
     void theFirstProposedClusterIdIsTheClustersAndSnapshotsKeepIt() {
@@ -71,8 +87,8 @@ class ClusterMetadataTest {
         assertEquals(metadata.image(), restored);
         // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
         byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
-        // The flag, the id, and the (empty) SCRAM credential count that later snapshots end with.
-        int idBytes = 1 + 2 + "first".length() + 4;
+        // The flag, the id, and the (empty) SCRAM credential and ACL counts that later snapshots end with.
+        int idBytes = 1 + 2 + "first".length() + 4 + 4;
         MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
         assertEquals(null, old.clusterId());
         assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
@@ -221,9 +237,10 @@ class ClusterMetadataTest {
         assertEquals(3, image.appliedRaftIndex());
         assertEquals(List.of(1, 2), List.copyOf(image.brokers().keySet()));
         assertEquals(orders, image.topic("orders").orElseThrow());
-        // Written again, it gains the (absent) cluster id flag and the (empty) SCRAM credential count that later
-        // snapshots end with.
-        assertEquals(snapshot + "00" + "00000000", HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
+        // Written again, it gains the (absent) cluster id flag and the (empty) SCRAM credential and ACL counts that
+        // later snapshots end with.
+        assertEquals(snapshot + "00" + "00000000" + "00000000",
+                HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
     }
 
     private static byte[] hex(String text) {
