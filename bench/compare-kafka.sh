@@ -3,7 +3,11 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]   (defaults: 200000 records of 1024 bytes)
+#   [PARTITIONS=8] [TLS=1] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]   (defaults: 200000 records of 1024 bytes)
+#
+# TLS=1 puts both brokers on a TLS listener (the JDK's TLS engine on both sides, one throw-away EC certificate made
+# with keytool) and the clients on security.protocol=SSL: Kafka then also reads fetched records into memory to
+# encrypt them, as Cairn does, so neither uses sendfile.
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # Both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
@@ -16,6 +20,7 @@ work="$here/bench-work"
 records="${1:-200000}"
 record_bytes="${2:-1024}"
 partitions="${PARTITIONS:-8}"
+tls="${TLS:-0}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
@@ -29,17 +34,40 @@ pids=()
 cleanup() { for pid in "${pids[@]:-}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-# Apache Kafka, KRaft, one combined broker+controller.
 rm -rf "$work/kafka-data" "$work/cairn-data"
+protocol=PLAINTEXT
+client_props=()
+cairn_tls=()
+kafka_tls=""
+if [ "$tls" = 1 ]; then
+  protocol=SSL
+  rm -rf "$work/tls" && mkdir -p "$work/tls"
+  kt() { keytool -storetype PKCS12 -storepass bench-secret "$@" >>"$work/tls/keytool.log" 2>&1; }
+  kt -genkeypair -alias broker -dname CN=localhost -ext SAN=ip:127.0.0.1,dns:localhost -keyalg EC \
+    -groupname secp256r1 -validity 2 -keystore "$work/tls/broker.p12"
+  kt -exportcert -rfc -alias broker -keystore "$work/tls/broker.p12" -file "$work/tls/broker.pem"
+  kt -importcert -noprompt -alias broker -file "$work/tls/broker.pem" -keystore "$work/tls/truststore.p12"
+  printf '%s\n' security.protocol=SSL ssl.truststore.type=PKCS12 \
+    "ssl.truststore.location=$work/tls/truststore.p12" ssl.truststore.password=bench-secret > "$work/tls/client.properties"
+  client_props=("$work/tls/client.properties")
+  cairn_tls=(--set ssl.keystore.type=PKCS12 --set "ssl.keystore.location=$work/tls/broker.p12"
+    --set ssl.keystore.password=bench-secret)
+  kafka_tls="ssl.keystore.type=PKCS12
+ssl.keystore.location=$work/tls/broker.p12
+ssl.keystore.password=bench-secret"
+fi
+
+# Apache Kafka, KRaft, one combined broker+controller.
 cat > "$work/kafka.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$kafka_controller_port
-listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$kafka_controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
+listeners=$protocol://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$kafka_controller_port
+advertised.listeners=$protocol://127.0.0.1:$kafka_port
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL
+inter.broker.listener.name=$protocol
+$kafka_tls
 log.dirs=$work/kafka-data
 num.partitions=$partitions
 offsets.topic.replication.factor=1
@@ -55,7 +83,8 @@ pids+=($!)
 wait_for_port $kafka_port 90
 
 # Cairn, one node.
-java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=127.0.0.1:$cairn_port \
+java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=$protocol://127.0.0.1:$cairn_port \
+  "${cairn_tls[@]}" \
   --set raft.listener=127.0.0.1:$cairn_raft_port --set log.dirs="$work/cairn-data" \
   --set num.partitions=$partitions >"$work/cairn.log" 2>&1 &
 pids+=($!)
@@ -63,8 +92,9 @@ wait_for_log "$work/cairn.log" " started: node.id=" 90
 
 run() {   # target port round
   java -cp "$work/kafka-libs/*" "$here/bench/kafka-compare/ClientBench.java" "$1" "127.0.0.1:$2" \
-    "bench-$3-$1" "$records" "$record_bytes" "$partitions" 2>>"$work/clients.log" | tail -1
+    "bench-$3-$1" "$records" "$record_bytes" "$partitions" "${client_props[@]}" 2>>"$work/clients.log" | tail -1
 }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 results="$work/results.csv"
 echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec" \
   > "$results"
@@ -74,7 +104,8 @@ run kafka $kafka_port 2 >> "$results"
 run cairn $cairn_port 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
-  "$records records of $record_bytes bytes, $partitions partitions, one broker each"
+  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol;" \
+  "load average before: $load_before"
 column -s, -t < "$results"
 awk -F, 'NR>1 { n[$1]++; for (i = 4; i <= 7; i++) s[$1, i] += $i }
   END {

@@ -10,7 +10,8 @@ import re
 import sys
 
 SOURCES = ['broker/src/main/java/dev/cairn/broker/config/BrokerConfig.java',
-           'broker/src/main/java/dev/cairn/broker/config/SecurityKeys.java']
+           'broker/src/main/java/dev/cairn/broker/config/SecurityKeys.java',
+           'broker/src/main/java/dev/cairn/broker/config/RaftTlsKeys.java']
 PRETTY = {'KafkaListener.PROTOCOLMAPDEFAULT': 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
           '64L * 1024 * 1024': '67108864', '256L * 1024 * 1024': '268435456',
           '1L << 30': '1073741824', '7L * 24 * 3600 * 1000': '604800000',

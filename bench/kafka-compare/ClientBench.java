@@ -17,8 +17,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * consumer with assign() from offset 0. Prints one CSV line:
  * target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec
  *
- * Usage: java -cp 'libs/*' ClientBench.java TARGET BOOTSTRAP TOPIC RECORDS RECORD_BYTES PARTITIONS
- * The topic must exist with PARTITIONS partitions (or be auto-created with that many).
+ * Usage: java -cp 'libs/*' ClientBench.java TARGET BOOTSTRAP TOPIC RECORDS RECORD_BYTES PARTITIONS [CLIENT_PROPS]
+ * The topic must exist with PARTITIONS partitions (or be auto-created with that many). CLIENT_PROPS, a properties
+ * file, adds settings to both clients (security.protocol=SSL and the truststore, for the TLS comparison).
  */
 public final class ClientBench {
     public static void main(String[] args) throws Exception {
@@ -28,11 +29,18 @@ public final class ClientBench {
         int records = Integer.parseInt(args[3]);
         int recordBytes = Integer.parseInt(args[4]);
         int partitions = Integer.parseInt(args[5]);
+        Properties extra = new Properties();
+        if (args.length > 6) {
+            try (java.io.Reader in = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of(args[6]))) {
+                extra.load(in);
+            }
+        }
         byte[] value = new byte[recordBytes];
         for (int i = 0; i < value.length; i++) {
             value[i] = (byte) ('a' + i % 26);
         }
         Properties producerProps = new Properties();
+        producerProps.putAll(extra);
         producerProps.put("bootstrap.servers", bootstrap);
         producerProps.put("key.serializer", ByteArraySerializer.class.getName());
         producerProps.put("value.serializer", ByteArraySerializer.class.getName());
@@ -54,6 +62,7 @@ public final class ClientBench {
         }
 
         Properties consumerProps = new Properties();
+        consumerProps.putAll(extra);
         consumerProps.put("bootstrap.servers", bootstrap);
         consumerProps.put("key.deserializer", ByteArrayDeserializer.class.getName());
         consumerProps.put("value.deserializer", ByteArrayDeserializer.class.getName());

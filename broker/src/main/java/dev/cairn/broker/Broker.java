@@ -53,6 +53,7 @@ import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.config.RaftTlsSettings;
 import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.group.GroupConfig;
 import dev.cairn.broker.group.GroupCoordinator;
@@ -165,7 +166,7 @@ public final class Broker implements Closeable {
                 config.raftListener().port()).withSnapshotThreshold(config.raftSnapshotIntervalEntries())
                 .withSnapshotIntervalBytes(config.raftSnapshotIntervalBytes())
                 .withBatchBytesMax(config.messageMaxBytes()).withFsyncBeforeAck(config.fsyncBeforeAck())
-                .withSubmitThreads(config.numIoThreads());
+                .withSubmitThreads(config.numIoThreads()).withTls(RaftTlsSettings.of(config));
         LogConfig logConfig = new LogConfig((int) config.logSegmentBytes(), config.logSegmentMs(),
                 LogConfig.INDEX_INTERVAL_BYTES_DEFAULT, LogConfig.SEGMENT_INDEX_BYTES_DEFAULT, config.logRetentionMs(),
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
@@ -319,7 +320,9 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
         handlers.put(ApiKey.SASL_HANDSHAKE, new SaslHandshakeHandler(saslMechanisms(config, cluster)));
-        handlers.put(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateHandler());
+        handlers.put(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateHandler(
+                SecurityKeys.CONNECTIONS_MAX_REAUTH_MS.parse(config.text(SecurityKeys.CONNECTIONS_MAX_REAUTH_MS)),
+                System::nanoTime));
         handlers.put(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, new DescribeUserScramCredentialsHandler(cluster));
         handlers.put(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, new AlterUserScramCredentialsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_CLIENT_QUOTAS, new DescribeClientQuotasHandler());

@@ -73,6 +73,7 @@ class ClusterCrashIT {
             raftPorts[i] = BrokerFixture.freePort();
         }
         String voters = "1@127.0.0.1:" + raftPorts[0] + ",2@127.0.0.1:" + raftPorts[1] + ",3@127.0.0.1:" + raftPorts[2];
+        Map<String, String> extra = extraSettings();
         for (int i = 0; i < 3; i++) {
             Map<String, String> settings = new HashMap<>();
             settings.put("node.id", Integer.toString(i + 1));
@@ -82,6 +83,7 @@ class ClusterCrashIT {
             settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
             settings.put("num.partitions", Integer.toString(PARTITIONS));
             settings.put("default.replication.factor", "3");
+            settings.putAll(extra);
             brokers.add(new BrokerProcess(settings, dir.resolve("broker-" + (i + 1) + ".log")));
         }
         for (BrokerProcess broker : brokers) {
@@ -113,6 +115,11 @@ class ClusterCrashIT {
             assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " consumed exactly once");
         }
         assertEquals(RECORDS, seen.size());
+    }
+
+    /** Settings every broker gets on top of the test's (a subclass runs the same crashes with Raft over TLS). */
+    Map<String, String> extraSettings() throws Exception {
+        return Map.of();
     }
 
     private void produce(Set<Long> acknowledged, AtomicReference<Throwable> failure) {

@@ -51,6 +51,15 @@ public final class TestCertificates {
         keytool("-importcert", "-alias", name, "-file", name + ".crt", "-keystore", store);
     }
 
+    /**
+     * One more key and certificate signed by this CA, in {@code NAME.p12}, with the subject alternative names
+     * {@code san} (keytool's syntax, e.g. {@code dns:elsewhere.invalid}): a broker certificate for another host.
+     */
+    public Path signedKeystore(String name, String subject, String san) throws IOException, InterruptedException {
+        signed(name, subject, "SAN=" + san);
+        return dir.resolve(name + ".p12");
+    }
+
     public Path brokerKeystore() {
         return dir.resolve("broker.p12");
     }

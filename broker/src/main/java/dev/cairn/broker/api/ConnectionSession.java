@@ -38,11 +38,17 @@ public final class ConnectionSession {
     private volatile SaslMechanismServer mechanism;
     private final AccessControl access;
     private final String host;
+    private final boolean saslListener;
+    /** When the SASL session ends (System.nanoTime), or {@link Long#MAX_VALUE}: connections.max.reauth.ms. */
+    private volatile long sessionEndNanos = Long.MAX_VALUE;
+    /** The user of the first login; a re-authentication (KIP-368) must keep it. */
+    private volatile String saslUser;
 
     private ConnectionSession(Stage stage, AccessControl access, String host) {
         this.stage = stage;
         this.access = access;
         this.host = host;
+        this.saslListener = stage == Stage.HANDSHAKE;
     }
 
     /** A connection with nothing to log in to and no ACLs (tests, and brokers without security). */
@@ -100,8 +106,17 @@ public final class ConnectionSession {
 
     /** Whether a request with this API key may be handled now. */
     public boolean permits(short apiKey) {
+        return permits(apiKey, System.nanoTime());
+    }
+
+    /**
+     * As {@link #permits(short)} at {@code nowNanos}. Once a SASL session has ended (connections.max.reauth.ms
+     * passed without a re-authentication) only SaslHandshake is let through, and Kafka closes the connection on
+     * anything else, as here.
+     */
+    public boolean permits(short apiKey, long nowNanos) {
         return switch (stage) {
-            case DONE -> true;
+            case DONE -> nowNanos - sessionEndNanos < 0 || apiKey == ApiKey.SASL_HANDSHAKE.id();
             case HANDSHAKE -> apiKey == ApiKey.API_VERSIONS.id() || apiKey == ApiKey.SASL_HANDSHAKE.id();
             case AUTHENTICATE -> apiKey == ApiKey.SASL_AUTHENTICATE.id();
             case FAILED -> false;
@@ -126,12 +141,24 @@ public final class ConnectionSession {
         return mechanism;
     }
 
+    /** Whether a SaslHandshake may start a (re-)authentication now: before login, or after one (KIP-368). */
+    boolean mayStartSasl() {
+        return stage == Stage.HANDSHAKE || (saslListener && stage == Stage.DONE);
+    }
+
+    /** The user of the completed login, or null; a re-authentication must name the same one. */
+    String saslUser() {
+        return saslUser;
+    }
+
     void startSasl(SaslMechanismServer chosen) {
         this.mechanism = chosen;
         this.stage = Stage.AUTHENTICATE;
     }
 
-    void authenticated(String user) {
+    void authenticated(String user, long sessionEndNanos) {
+        this.saslUser = user;
+        this.sessionEndNanos = sessionEndNanos;
         this.principal = "User:" + user;
         this.mechanism = null;
         this.stage = Stage.DONE;

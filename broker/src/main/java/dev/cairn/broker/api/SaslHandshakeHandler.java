@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * SaslHandshake v1 (key 17): the client names a mechanism; the answer lists the enabled ones. An unknown mechanism
- * gets UNSUPPORTED_SASL_MECHANISM and the connection is closed at its next request, as in Kafka. On a listener
- * without SASL, or once logged in, the answer is ILLEGAL_SASL_STATE (re-authentication is not offered: SaslAuthenticate
- * reports a session lifetime of 0).
+ * gets UNSUPPORTED_SASL_MECHANISM and the connection is closed at its next request, as in Kafka. A logged-in
+ * connection may send it again to re-authenticate (KIP-368, when connections.max.reauth.ms gives sessions a
+ * lifetime); on a listener without SASL, or in the middle of a login, the answer is ILLEGAL_SASL_STATE.
  */
 public final class SaslHandshakeHandler implements RequestHandler {
     private final SaslMechanisms mechanisms;
@@ -25,7 +25,7 @@ public final class SaslHandshakeHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         ConnectionSession session = context.session();
-        if (session.stage() != ConnectionSession.Stage.HANDSHAKE) {
+        if (!session.mayStartSasl()) {
             return answer(ErrorCode.ILLEGAL_SASL_STATE);
         }
         String mechanism = request.body().get(SaslHandshakeRequest.MECHANISM);

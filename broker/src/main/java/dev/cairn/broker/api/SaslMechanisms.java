@@ -21,9 +21,20 @@ public final class SaslMechanisms {
     private final Map<String, String> plainUsers;
     private final Supplier<ScramCredentials> scramCredentials;
     private final SecureRandom random = new SecureRandom();
+    private final long sessionLifetimeMs;
 
     public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
             Supplier<ScramCredentials> scramCredentials) {
+        this(enabled, plainUsers, scramCredentials, 0);
+    }
+
+    /**
+     * @param sessionLifetimeMs connections.max.reauth.ms: how long a login lasts before the client must
+     *     re-authenticate on the same connection (KIP-368); 0 for as long as the connection lives
+     */
+    public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
+            Supplier<ScramCredentials> scramCredentials, long sessionLifetimeMs) {
+        this.sessionLifetimeMs = sessionLifetimeMs;
         this.enabled = List.copyOf(enabled);
         this.plainUsers = Map.copyOf(plainUsers);
         this.scramCredentials = scramCredentials;
@@ -31,6 +42,11 @@ public final class SaslMechanisms {
 
     public List<String> enabled() {
         return enabled;
+    }
+
+    /** connections.max.reauth.ms, 0 for sessions without an end. */
+    long sessionLifetimeMs() {
+        return sessionLifetimeMs;
     }
 
     /** A new exchange for {@code mechanism}, or empty when it is not enabled. */

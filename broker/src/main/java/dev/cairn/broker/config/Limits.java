@@ -14,6 +14,8 @@ public final class Limits {
      * sasl.server.max.receive.size default): ApiVersions and SASL tokens are a few hundred bytes.
      */
     public static final int UNAUTHENTICATED_FRAME_BYTES_MAX = 512 * 1024;
+    /** Longest SASL session (connections.max.reauth.ms): a year, so that nanosecond deadlines cannot overflow. */
+    public static final long CONNECTIONS_MAX_REAUTH_MS_MAX = 365L * 24 * 3600 * 1000;
     /** Largest record batch the broker stores; {@code message.max.bytes} may only lower it. */
     public static final int RECORD_BATCH_BYTES_MAX = 64 * 1024 * 1024;
     /** Segment files are addressed with 32-bit positions in the offset index. */

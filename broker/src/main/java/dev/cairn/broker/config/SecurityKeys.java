@@ -51,11 +51,15 @@ public final class SecurityKeys {
     public static final ConfigKey<Boolean> ALLOW_EVERYONE_IF_NO_ACL_FOUND = ConfigKey.boolKey(
             "allow.everyone.if.no.acl.found", false, "With ACLs on: whether a resource no ACL names is open to all.");
 
+    public static final ConfigKey<Long> CONNECTIONS_MAX_REAUTH_MS = ConfigKey.longKey("connections.max.reauth.ms", 0,
+            0, Limits.CONNECTIONS_MAX_REAUTH_MS_MAX, "How long a SASL login lasts: clients re-authenticate on the "
+            + "same connection before then (KIP-368), or the connection is closed. 0: for the life of the connection.");
+
     public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
             SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
             SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
             SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS, AUTHORIZER_CLASS_NAME, SUPER_USERS,
-            ALLOW_EVERYONE_IF_NO_ACL_FOUND);
+            ALLOW_EVERYONE_IF_NO_ACL_FOUND, CONNECTIONS_MAX_REAUTH_MS);
 
     private static final Pattern JAAS_KEY = Pattern.compile("listener\\.name\\.[a-z0-9_.-]+\\.[a-z0-9-]+\\.sasl\\"
             + ".jaas\\.config");

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -51,6 +52,8 @@ final class LeaderClients implements Closeable {
     private final Supplier<MetadataImage> images;
     private final Function<List<Integer>, List<RaftPeer>> peers;
     private final RaftProperties properties;
+    /** Ratis's TLS configuration (raft.ssl.*), empty for plaintext; Ratis only reads it. */
+    private final Parameters parameters;
     private final Map<UUID, RaftClient> clients = new ConcurrentHashMap<>();
     /**
      * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
@@ -64,10 +67,11 @@ final class LeaderClients implements Closeable {
             });
 
     LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
-            RaftProperties properties) {
+            RaftProperties properties, Parameters parameters) {
         this.images = images;
         this.peers = peers;
         this.properties = properties;
+        this.parameters = parameters;
     }
 
     /** Replicates {@code command} through the group's leader, wherever it is. */
@@ -178,6 +182,7 @@ final class LeaderClients implements Closeable {
         return RaftClient.newBuilder()
                 .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(gid), peers.apply(replicas)))
                 .setProperties(properties)
+                .setParameters(parameters)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_RETRIES_MAX,
                         TimeDuration.valueOf(CLIENT_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
                 .build();

@@ -46,6 +46,7 @@ public final class RaftHost implements Closeable {
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(settings.toProperties())
+                .setParameters(settings.toParameters())
                 .setStateMachineRegistry(registry)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();

@@ -73,6 +73,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final LeadershipBalancer balancer;
     private final LeaderClients leaderClients;
     private final org.apache.ratis.conf.RaftProperties clientProperties;
+    private final boolean raftTls;
     private volatile PartitionGroupReconciler reconciler;
 
     /**
@@ -99,9 +100,11 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
         RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
         this.clientProperties = settings.toProperties();
-        this.leaderClients = new LeaderClients(metadata::image, this::peers, clientProperties);
+        this.raftTls = settings.tls() != null;
+        this.leaderClients = new LeaderClients(metadata::image, this::peers, clientProperties,
+                settings.toParameters());
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
-                .setProperties(clientProperties).build();
+                .setProperties(clientProperties).setParameters(settings.toParameters()).build();
     }
 
     private StateMachine newPartitionStateMachine(RaftGroupId groupId) {
@@ -138,6 +141,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     /** Starts the Raft server and joins the metadata group. */
     public void start() throws IOException {
+        LOG.info("Raft traffic between brokers: {}", raftTls ? "TLS with mutual authentication (raft.ssl.*)"
+                : "plaintext (raft.ssl.enabled=false)");
         host.start();
         host.addGroup(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
     }

@@ -1,10 +1,14 @@
 package dev.cairn.broker.raft;
 
+import dev.cairn.broker.config.RaftTlsSettings;
 import java.io.File;
 import java.util.List;
+import java.util.Optional;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -12,7 +16,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * Every Ratis setting Cairn changes from Ratis's defaults, with the reason, in one place (docs/ratis.md B.3).
- * Anything not named here is Ratis 3.3.0's default.
+ * Anything not named here is Ratis 3.3.0's default. {@code tls} is null for plaintext Raft traffic.
  */
 public record RatisSettings(
         File storageDir,
@@ -29,7 +33,8 @@ public record RatisSettings(
         SizeInBytes logWriteBufferSize,
         boolean useMemoryLog,
         boolean fsyncBeforeAck,
-        int submitThreads) {
+        int submitThreads,
+        GrpcTlsConfig tls) {
 
     /** Brokers on shared hosts see GC and scheduling pauses: 1-2 s avoids needless elections (RATIS-1149). */
     public static final TimeDuration ELECTION_TIMEOUT_MIN_DEFAULT = TimeDuration.valueOf(1000,
@@ -111,20 +116,20 @@ public record RatisSettings(
                 REQUEST_TIMEOUT_DEFAULT, SNAPSHOT_AUTO_TRIGGER_THRESHOLD_DEFAULT, SNAPSHOT_INTERVAL_BYTES_DEFAULT,
                 PURGE_GAP_DEFAULT, LOG_SEGMENT_SIZE_MAX_DEFAULT, LOG_PREALLOCATED_SIZE_DEFAULT,
                 LOG_WRITE_BUFFER_SIZE_DEFAULT, false,
-                false, SUBMIT_THREADS_DEFAULT);
+                false, SUBMIT_THREADS_DEFAULT, null);
     }
 
     public RatisSettings withSnapshotThreshold(long threshold) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 threshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize, logWriteBufferSize,
-                useMemoryLog, fsyncBeforeAck, submitThreads);
+                useMemoryLog, fsyncBeforeAck, submitThreads, tls);
     }
 
     /** Snapshots a partition group also every this many applied bytes (see {@link SnapshotByBytes}). */
     public RatisSettings withSnapshotIntervalBytes(long bytes) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 snapshotAutoTriggerThreshold, bytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
-                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, submitThreads);
+                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, submitThreads, tls);
     }
 
     /**
@@ -134,7 +139,7 @@ public record RatisSettings(
     public RatisSettings withBatchBytesMax(int batchBytesMax) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
-                writeBufferFor(batchBytesMax), useMemoryLog, fsyncBeforeAck, submitThreads);
+                writeBufferFor(batchBytesMax), useMemoryLog, fsyncBeforeAck, submitThreads, tls);
     }
 
     /**
@@ -147,14 +152,38 @@ public record RatisSettings(
     public RatisSettings withFsyncBeforeAck(boolean fsync) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
-                logWriteBufferSize, useMemoryLog, fsync, submitThreads);
+                logWriteBufferSize, useMemoryLog, fsync, submitThreads, tls);
     }
 
     /** Sets the threads that hand commands to Raft groups, off the network threads (SubmitLanes). */
     public RatisSettings withSubmitThreads(int threads) {
         return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
                 snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
-                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, threads);
+                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, threads, tls);
+    }
+
+    /**
+     * Raft traffic over TLS with mutual authentication (raft.ssl.*), or plaintext when {@code tls} is empty. The
+     * stores are read now ({@link RaftTls}), so that a bad one stops the start with a {@code ConfigException}.
+     */
+    public RatisSettings withTls(Optional<RaftTlsSettings> settings) {
+        return new RatisSettings(storageDir, host, port, electionTimeoutMin, electionTimeoutMax, requestTimeout,
+                snapshotAutoTriggerThreshold, snapshotIntervalBytes, purgeGap, logSegmentSizeMax, logPreallocatedSize,
+                logWriteBufferSize, useMemoryLog, fsyncBeforeAck, submitThreads,
+                settings.map(RaftTls::grpcConfig).orElse(null));
+    }
+
+    /**
+     * What Ratis takes beside the properties, for the server and for every client: with TLS, one {@link
+     * GrpcTlsConfig} for all of Ratis's gRPC channels (server, admin and client services, which share the Raft port,
+     * and the connections this broker opens to its peers), mutual, so each end presents its certificate.
+     */
+    Parameters toParameters() {
+        Parameters parameters = new Parameters();
+        if (tls != null) {
+            GrpcConfigKeys.TLS.setConf(parameters, tls);
+        }
+        return parameters;
     }
 
     RaftProperties toProperties() {

@@ -32,7 +32,12 @@ final class ApiTestSupport {
 
     /** Runs the handler and returns its response as a client in the request's version would decode it. */
     static Struct call(RequestHandler handler, RequestFrame request) {
-        CompletableFuture<Struct> future = handler.handle(CONTEXT, request);
+        return call(handler, request, CONTEXT);
+    }
+
+    /** As {@link #call(RequestHandler, RequestFrame)}, from the connection {@code context}. */
+    static Struct call(RequestHandler handler, RequestFrame request, RequestContext context) {
+        CompletableFuture<Struct> future = handler.handle(context, request);
         Struct response;
         try {
             response = future.get(RESPONSE_WAIT_MS_MAX, TimeUnit.MILLISECONDS);

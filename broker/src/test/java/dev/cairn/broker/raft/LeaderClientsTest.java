@@ -53,7 +53,8 @@ class LeaderClientsTest {
                     List.of(List.of(7)), Map.of())));
             RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
             try (LeaderClients clients = new LeaderClients(metadata::image,
-                    ids -> List.of(RaftHost.peer("7", deadLeader)), settings.toProperties())) {
+                    ids -> List.of(RaftHost.peer("7", deadLeader)), settings.toProperties(),
+                    settings.toParameters())) {
                 TopicPartition tp = new TopicPartition("orders", 0);
                 String first = clientIdOf(clients.query(tp, ByteBuffer.wrap(new byte[] {1}), 30_000)
                         .get(40, TimeUnit.SECONDS));
