@@ -52,9 +52,13 @@ if [ "$tls" = 1 ]; then
   client_props=("$work/tls/client.properties")
   cairn_tls=(--set ssl.keystore.type=PKCS12 --set "ssl.keystore.location=$work/tls/broker.p12"
     --set ssl.keystore.password=bench-secret)
+  # Kafka checks at start that its own truststore accepts its certificate (it is also its inter-broker client).
   kafka_tls="ssl.keystore.type=PKCS12
 ssl.keystore.location=$work/tls/broker.p12
-ssl.keystore.password=bench-secret"
+ssl.keystore.password=bench-secret
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$work/tls/truststore.p12
+ssl.truststore.password=bench-secret"
 fi
 
 # Apache Kafka, KRaft, one combined broker+controller.
