@@ -39,6 +39,16 @@ final class RandomStructs {
         return random;
     }
 
+    /**
+     * ACL enum fields (DescribeAcls, DeleteAcls): kafka-clients refuses to build such a response holding an unknown
+     * code ("Contain UNKNOWN elements"), so these take codes Kafka knows.
+     */
+    private static final java.util.Map<String, byte[]> ACL_CODES = java.util.Map.of(
+            "ResourceType", new byte[] {2, 3, 4, 5, 6, 7},
+            "PatternType", new byte[] {3, 4},
+            "Operation", new byte[] {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
+            "PermissionType", new byte[] {2, 3});
+
     Struct message(Schema schema, short version) {
         return struct(schema, version, schema.isFlexible(version), 0);
     }
@@ -64,6 +74,11 @@ final class RandomStructs {
             return;
         }
         Type<T> type = field.type();
+        byte[] validCodes = ACL_CODES.get(field.name());
+        if (validCodes != null && type.kind() == Type.Kind.INT8) {
+            struct.set(field, (T) Byte.valueOf(validCodes[random.nextInt(validCodes.length)]));
+            return;
+        }
         if (type.kind() == Type.Kind.ARRAY) {
             struct.set(field, (T) array(type, version, flexible, depth));
         } else {
