@@ -19,6 +19,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.junit.jupiter.api.AfterAll;
@@ -28,9 +35,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * librdkafka over Cairn's SASL_SSL listener with SCRAM-SHA-512, as a user would configure it: kcat and
- * confluent-kafka for Python produce and consume with their defaults plus the security settings, and a wrong password
- * is refused with Kafka's message. The user is created through Kafka's Admin API by a PLAIN admin.
+ * librdkafka over Cairn's SASL_SSL listener with SCRAM-SHA-512 and ACLs on, as a user would configure it: kcat and
+ * confluent-kafka for Python produce and consume with their defaults plus the security settings; a wrong password is
+ * refused with Kafka's message, and a user without ACLs with Kafka's authorization error. The users and alice's ACLs
+ * are created through Kafka's Admin API by a PLAIN super user. A second broker takes mutual TLS: kcat with a client
+ * certificate (PKCS12) is served, kcat without one is refused.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class LibrdkafkaSecurityIT {
@@ -53,6 +62,8 @@ class LibrdkafkaSecurityIT {
         settings.put("sasl.enabled.mechanisms", "SCRAM-SHA-512,PLAIN");
         settings.put("listener.name.sasl_ssl.plain.sasl.jaas.config",
                 "org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"admin-secret\";");
+        settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        settings.put("super.users", "User:admin");
         broker = BrokerFixture.start(Files.createDirectories(dir.resolve("data")), settings);
         Properties admin = new Properties();
         admin.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
@@ -65,7 +76,12 @@ class LibrdkafkaSecurityIT {
                 + "username=\"admin\" password=\"admin-secret\";");
         try (Admin client = Admin.create(admin)) {
             client.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD)))
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD),
+                    new UserScramCredentialUpsertion("bob", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                            4096), "bob-secret"))).all().get(60, TimeUnit.SECONDS);
+            // alice may do anything with topics and groups (kafka-acls --add --allow-principal User:alice
+            // --operation All --topic '*' --group '*'); bob has no ACL.
+            client.createAcls(List.of(allowAlice(ResourceType.TOPIC), allowAlice(ResourceType.GROUP)))
                     .all().get(60, TimeUnit.SECONDS);
         }
     }
@@ -75,10 +91,19 @@ class LibrdkafkaSecurityIT {
         broker.close();
     }
 
+    private static AclBinding allowAlice(ResourceType type) {
+        return new AclBinding(new ResourcePattern(type, "*", PatternType.LITERAL),
+                new AccessControlEntry("User:" + USER, "*", AclOperation.ALL, AclPermissionType.ALLOW));
+    }
+
     private static String[] kcat(String password, String... rest) {
+        return kcatAs(USER, password, rest);
+    }
+
+    private static String[] kcatAs(String user, String password, String... rest) {
         List<String> command = new java.util.ArrayList<>(List.of("kcat", "-b", broker.bootstrap(),
                 "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanism=SCRAM-SHA-512",
-                "-X", "sasl.username=" + USER, "-X", "sasl.password=" + password,
+                "-X", "sasl.username=" + user, "-X", "sasl.password=" + password,
                 "-X", "ssl.ca.location=" + certs.caPem()));
         command.addAll(List.of(rest));
         return command.toArray(String[]::new);
@@ -119,5 +144,62 @@ class LibrdkafkaSecurityIT {
                 security);
         assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
         assertTrue(run.stdout().contains("round trip ok: 1000 messages"), run.stdout());
+    }
+
+    @Test
+    void aUserWithoutAclsIsRefusedByKcatAndConfluentKafka() throws Exception {
+        ExternalTool.require(dir, "kcat", "-V");
+        Run produce = ExternalTool.run(dir, "one\n", kcatAs("bob", "bob-secret", "-t", "kcat-secure", "-P"));
+        assertNotEquals(0, produce.exitCode(), produce.stderr());
+        assertTrue(produce.stderr().contains("Topic authorization failed"), produce.stderr());
+        ExternalTool.require(dir, "python3", "-c", "import confluent_kafka");
+        Path script = dir.resolve("confluent_round_trip_bob.py");
+        try (var in = LibrdkafkaSecurityIT.class.getResourceAsStream("/clients/confluent_round_trip.py")) {
+            Files.copy(in, script);
+        }
+        String security = "security.protocol=SASL_SSL;sasl.mechanism=SCRAM-SHA-512;sasl.username=bob"
+                + ";sasl.password=bob-secret;ssl.ca.location=" + certs.caPem() + ";message.timeout.ms=15000";
+        Run run = ExternalTool.run(dir, null, "python3", script.toString(), broker.bootstrap(), "py-secure", "10",
+                security);
+        assertNotEquals(0, run.exitCode(), run.stdout() + run.stderr());
+        // Refused at the topic (TOPIC_AUTHORIZATION_FAILED) or, for the idempotent producer's InitProducerId, at
+        // the cluster (CLUSTER_AUTHORIZATION_FAILED), whichever librdkafka meets first.
+        String output = (run.stdout() + run.stderr()).toLowerCase(java.util.Locale.ROOT);
+        assertTrue(output.contains("authorization_failed") || output.contains("authorization failed"), output);
+    }
+
+    @Test
+    void kcatWithAClientCertificateIsServedByAMutualTlsBrokerAndRefusedWithout() throws Exception {
+        ExternalTool.require(dir, "kcat", "-V");
+        Map<String, String> settings = new HashMap<>();
+        settings.put("listeners", "SSL://127.0.0.1:0");
+        settings.put("ssl.keystore.type", "PKCS12");
+        settings.put("ssl.keystore.location", certs.brokerKeystore().toString());
+        settings.put("ssl.keystore.password", TestCertificates.PASSWORD);
+        settings.put("ssl.truststore.type", "PKCS12");
+        settings.put("ssl.truststore.location", certs.truststore().toString());
+        settings.put("ssl.truststore.password", TestCertificates.PASSWORD);
+        settings.put("ssl.client.auth", "required");
+        try (BrokerFixture mtls = BrokerFixture.start(Files.createDirectories(dir.resolve("mtls-data")), settings)) {
+            List<String> base = List.of("kcat", "-b", mtls.bootstrap(), "-X", "security.protocol=SSL",
+                    "-X", "ssl.ca.location=" + certs.caPem());
+            List<String> withCertificate = new java.util.ArrayList<>(base);
+            withCertificate.addAll(List.of("-X", "ssl.keystore.location=" + certs.clientKeystore(),
+                    "-X", "ssl.keystore.password=" + TestCertificates.PASSWORD));
+            String lines = IntStream.range(0, 500).mapToObj(i -> "m-" + i).collect(Collectors.joining("\n")) + "\n";
+            List<String> produce = new java.util.ArrayList<>(withCertificate);
+            produce.addAll(List.of("-t", "mtls-topic", "-P"));
+            Run produced = ExternalTool.run(dir, lines, produce.toArray(String[]::new));
+            assertEquals(0, produced.exitCode(), produced.stderr());
+            List<String> consume = new java.util.ArrayList<>(withCertificate);
+            consume.addAll(List.of("-t", "mtls-topic", "-C", "-e", "-q"));
+            Run consumed = ExternalTool.run(dir, null, consume.toArray(String[]::new));
+            assertEquals(0, consumed.exitCode(), consumed.stderr());
+            assertEquals(500, consumed.stdout().split("\n").length, "kcat read back every line over mutual TLS");
+            List<String> without = new java.util.ArrayList<>(base);
+            without.addAll(List.of("-L", "-m", "10"));
+            Run refused = ExternalTool.run(dir, null, without.toArray(String[]::new));
+            assertNotEquals(0, refused.exitCode(), refused.stdout());
+        }
     }
 }

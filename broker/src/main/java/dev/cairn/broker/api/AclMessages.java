@@ -16,8 +16,11 @@ final class AclMessages {
     private AclMessages() {
     }
 
-    static Optional<AclBinding> binding(byte type, String name, byte pattern, String principal, String host,
-            byte operation, byte permission) {
+    /** The four enum fields of a binding or filter, each a code Cairn knows. */
+    private record Codes(ResourceType type, PatternType pattern, AclOperation operation, AclPermission permission) {
+    }
+
+    private static Optional<Codes> codes(byte type, byte pattern, byte operation, byte permission) {
         Optional<ResourceType> resourceType = ResourceType.fromCode(type);
         Optional<PatternType> patternType = PatternType.fromCode(pattern);
         Optional<AclOperation> op = AclOperation.fromCode(operation);
@@ -25,20 +28,18 @@ final class AclMessages {
         if (resourceType.isEmpty() || patternType.isEmpty() || op.isEmpty() || perm.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new AclBinding(resourceType.get(), name, patternType.get(), principal, host, op.get(),
-                perm.get()));
+        return Optional.of(new Codes(resourceType.get(), patternType.get(), op.get(), perm.get()));
+    }
+
+    static Optional<AclBinding> binding(byte type, String name, byte pattern, String principal, String host,
+            byte operation, byte permission) {
+        return codes(type, pattern, operation, permission).map(c -> new AclBinding(c.type(), name, c.pattern(),
+                principal, host, c.operation(), c.permission()));
     }
 
     static Optional<AclFilter> filter(byte type, String name, byte pattern, String principal, String host,
             byte operation, byte permission) {
-        Optional<ResourceType> resourceType = ResourceType.fromCode(type);
-        Optional<PatternType> patternType = PatternType.fromCode(pattern);
-        Optional<AclOperation> op = AclOperation.fromCode(operation);
-        Optional<AclPermission> perm = AclPermission.fromCode(permission);
-        if (resourceType.isEmpty() || patternType.isEmpty() || op.isEmpty() || perm.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new AclFilter(resourceType.get(), name, patternType.get(), principal, host, op.get(),
-                perm.get()));
+        return codes(type, pattern, operation, permission).map(c -> new AclFilter(c.type(), name, c.pattern(),
+                principal, host, c.operation(), c.permission()));
     }
 }

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.MetadataCommand.ScramUpsertion;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.ScramCredentials;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.security.ScramCredential;
 import dev.cairn.broker.security.ScramMechanism;
 import dev.cairn.broker.security.acl.AclOperation;
@@ -50,6 +51,14 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
         }
         for (Struct u : body.get(AlterUserScramCredentialsRequest.UPSERTIONS)) {
             operationsPerUser.merge(u.get(ScramCredentialUpsertion.NAME), 1, Integer::sum);
+        }
+        int changes = body.get(AlterUserScramCredentialsRequest.DELETIONS).size()
+                + body.get(AlterUserScramCredentialsRequest.UPSERTIONS).size();
+        if (changes > Limits.SECURITY_CHANGES_PER_ENTRY_MAX) {
+            for (String user : operationsPerUser.keySet()) {
+                errors.put(user, new ErrorAndMessage(ErrorCode.INVALID_REQUEST, "an AlterUserScramCredentials "
+                        + "request may make at most " + Limits.SECURITY_CHANGES_PER_ENTRY_MAX + " changes"));
+            }
         }
         if (!context.session().allowedOnCluster(AclOperation.ALTER)) {
             for (String user : operationsPerUser.keySet()) {

@@ -116,7 +116,8 @@ public final class ConnectionSession {
      */
     public boolean permits(short apiKey, long nowNanos) {
         return switch (stage) {
-            case DONE -> nowNanos - sessionEndNanos < 0 || apiKey == ApiKey.SASL_HANDSHAKE.id();
+            case DONE -> sessionEndNanos == Long.MAX_VALUE || nowNanos - sessionEndNanos < 0
+                    || apiKey == ApiKey.SASL_HANDSHAKE.id();
             case HANDSHAKE -> apiKey == ApiKey.API_VERSIONS.id() || apiKey == ApiKey.SASL_HANDSHAKE.id();
             case AUTHENTICATE -> apiKey == ApiKey.SASL_AUTHENTICATE.id();
             case FAILED -> false;

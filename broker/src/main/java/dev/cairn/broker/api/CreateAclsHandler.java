@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.security.acl.AclBinding;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
@@ -37,6 +38,10 @@ public final class CreateAclsHandler implements RequestHandler {
         if (!session.accessControl().enabled()) {
             return answer(Collections.nCopies(creations.size(), result(ErrorCode.SECURITY_DISABLED,
                     "No Authorizer is configured on the broker")));
+        }
+        if (creations.size() > Limits.SECURITY_CHANGES_PER_ENTRY_MAX) {
+            return answer(Collections.nCopies(creations.size(), result(ErrorCode.INVALID_REQUEST,
+                    "a CreateAcls request may create at most " + Limits.SECURITY_CHANGES_PER_ENTRY_MAX + " ACLs")));
         }
         if (!session.allowedOnCluster(AclOperation.ALTER)) {
             return answer(Collections.nCopies(creations.size(), result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED,

@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.security.acl.AclBinding;
 import dev.cairn.broker.security.acl.AclFilter;
 import dev.cairn.broker.security.acl.AclOperation;
@@ -72,12 +73,20 @@ public final class DeleteAclsHandler implements RequestHandler {
             return answer(results);
         }
         List<byte[]> removals = removed.stream().map(AclBinding::encode).toList();
-        return metadata.submit(new MetadataCommand.AlterAcls(removals, List.of())).thenCompose(outcome -> {
+        return removeInEntries(removals, 0).thenCompose(outcome -> {
             if (outcome instanceof MetadataResult.Rejected r) {
                 return answer(everyFilter(filters.size(), r.error(), r.message()));
             }
             return answer(results);
         });
+    }
+
+    /** Removes the bindings in metadata entries of at most {@link Limits#SECURITY_CHANGES_PER_ENTRY_MAX}, in turn. */
+    private CompletableFuture<MetadataResult> removeInEntries(List<byte[]> removals, int from) {
+        int to = Math.min(removals.size(), from + Limits.SECURITY_CHANGES_PER_ENTRY_MAX);
+        return metadata.submit(new MetadataCommand.AlterAcls(removals.subList(from, to), List.of()))
+                .thenCompose(outcome -> outcome instanceof MetadataResult.Rejected || to == removals.size()
+                        ? CompletableFuture.completedFuture(outcome) : removeInEntries(removals, to));
     }
 
     private static Struct matching(AclBinding binding) {

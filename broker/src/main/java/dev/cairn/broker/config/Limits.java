@@ -14,6 +14,12 @@ public final class Limits {
      * sasl.server.max.receive.size default): ApiVersions and SASL tokens are a few hundred bytes.
      */
     public static final int UNAUTHENTICATED_FRAME_BYTES_MAX = 512 * 1024;
+    /**
+     * ACL bindings or SCRAM credentials one request may create, change or remove: each change is replicated in one
+     * metadata Raft entry, which must stay well inside the Raft log's entry limit (about message.max.bytes). A
+     * DeleteAcls filter matching more is applied in entries of this many.
+     */
+    public static final int SECURITY_CHANGES_PER_ENTRY_MAX = 1000;
     /** Longest SASL session (connections.max.reauth.ms): a year, so that nanosecond deadlines cannot overflow. */
     public static final long CONNECTIONS_MAX_REAUTH_MS_MAX = 365L * 24 * 3600 * 1000;
     /** Largest record batch the broker stores; {@code message.max.bytes} may only lower it. */
