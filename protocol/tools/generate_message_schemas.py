@@ -27,7 +27,8 @@ DECLARED_VERSIONS = {
     "DeleteGroups": (0, 2), "OffsetDelete": (0, 0), "DeleteRecords": (0, 2), "DescribeLogDirs": (1, 4),
     "ElectLeaders": (0, 2), "SaslHandshake": (1, 1), "SaslAuthenticate": (0, 2),
     "DescribeUserScramCredentials": (0, 0), "AlterUserScramCredentials": (0, 0), "DescribeClientQuotas": (0, 1),
-    "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3),
+    "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "AlterConfigs": (0, 2),
+    "IncrementalAlterConfigs": (0, 1),
 }
 
 PRIMITIVES = {

@@ -1,6 +1,8 @@
 package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
+import dev.cairn.broker.api.AlterConfigsHandler;
+import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
 import dev.cairn.broker.config.AuthorizerSettings;
 import dev.cairn.broker.api.DeleteAclsHandler;
 import dev.cairn.broker.api.DescribeAclsHandler;
@@ -205,6 +207,8 @@ public final class Broker implements Closeable {
             register(cluster, config, server.port());
             maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+            maintenance.scheduleWithFixedDelay(() -> cluster.syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
+                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             if (config.autoLeaderRebalanceEnable()) {
@@ -335,6 +339,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis));
         handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(cluster, config));
+        handlers.put(ApiKey.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(cluster));
+        handlers.put(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(cluster));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);

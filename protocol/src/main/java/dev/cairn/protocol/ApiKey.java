@@ -1,5 +1,7 @@
 package dev.cairn.protocol;
 
+import dev.cairn.protocol.message.AlterConfigsRequest;
+import dev.cairn.protocol.message.AlterConfigsResponse;
 import dev.cairn.protocol.message.AlterUserScramCredentialsRequest;
 import dev.cairn.protocol.message.AlterUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ApiVersionsRequest;
@@ -40,6 +42,8 @@ import dev.cairn.protocol.message.FindCoordinatorRequest;
 import dev.cairn.protocol.message.FindCoordinatorResponse;
 import dev.cairn.protocol.message.HeartbeatRequest;
 import dev.cairn.protocol.message.HeartbeatResponse;
+import dev.cairn.protocol.message.IncrementalAlterConfigsRequest;
+import dev.cairn.protocol.message.IncrementalAlterConfigsResponse;
 import dev.cairn.protocol.message.InitProducerIdRequest;
 import dev.cairn.protocol.message.InitProducerIdResponse;
 import dev.cairn.protocol.message.JoinGroupRequest;
@@ -115,10 +119,13 @@ public enum ApiKey {
     CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
     DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),
     DESCRIBE_CONFIGS(32, DescribeConfigsRequest.SCHEMA, DescribeConfigsResponse.SCHEMA, 1, 1, 4),
+    ALTER_CONFIGS(33, AlterConfigsRequest.SCHEMA, AlterConfigsResponse.SCHEMA, 0, 0, 2),
     DESCRIBE_LOG_DIRS(35, DescribeLogDirsRequest.SCHEMA, DescribeLogDirsResponse.SCHEMA, 1, 1, 4),
     SASL_AUTHENTICATE(36, SaslAuthenticateRequest.SCHEMA, SaslAuthenticateResponse.SCHEMA, 0, 0, 2),
     CREATE_PARTITIONS(37, CreatePartitionsRequest.SCHEMA, CreatePartitionsResponse.SCHEMA, 0, 0, 3),
     ELECT_LEADERS(43, ElectLeadersRequest.SCHEMA, ElectLeadersResponse.SCHEMA, 0, 0, 2),
+    INCREMENTAL_ALTER_CONFIGS(44, IncrementalAlterConfigsRequest.SCHEMA, IncrementalAlterConfigsResponse.SCHEMA,
+            0, 0, 1),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
     OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),
     DESCRIBE_CLIENT_QUOTAS(48, DescribeClientQuotasRequest.SCHEMA, DescribeClientQuotasResponse.SCHEMA, 0, 0, 1),

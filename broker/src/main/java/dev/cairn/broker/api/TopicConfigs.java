@@ -91,6 +91,25 @@ final class TopicConfigs {
         }
     }
 
+    /** Whether a config is a list (IncrementalAlterConfigs may append to it and subtract from it). */
+    static boolean isList(String name) {
+        return DESCRIPTIONS.stream().anyMatch(d -> d.name().equals(name) && d.type() == ConfigType.LIST);
+    }
+
+    /**
+     * The topic's own value of a config, or the fixed default it inherits otherwise (empty for a config that
+     * inherits a broker key: IncrementalAlterConfigs needs the current value of list configs only, and those have
+     * fixed defaults).
+     */
+    static String currentValue(dev.cairn.broker.cluster.TopicInfo topic, String name) {
+        String own = topic.configs().get(name);
+        if (own != null) {
+            return own;
+        }
+        return DESCRIPTIONS.stream().filter(d -> d.name().equals(name) && d.fixedDefault() != null)
+                .map(Description::fixedDefault).findFirst().orElse("");
+    }
+
     /** The codec a topic's batches are stored with, or null to keep the producer's. */
     static CompressionType storedCompression(java.util.Map<String, String> configs) {
         return COMPRESSION_TYPES.get(configs.getOrDefault(COMPRESSION_TYPE, COMPRESSION_TYPE_PRODUCER));

@@ -58,6 +58,9 @@ public final class ClusterMetadata {
             publish(current, current.withAcls(raftIndex, next), alter);
             return MetadataResult.OK;
         }
+        if (command instanceof MetadataCommand.AlterTopicConfigs alter) {
+            return alterTopicConfigs(raftIndex, current, alter);
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
@@ -125,6 +128,30 @@ public final class ClusterMetadata {
             throw new IllegalArgumentException("unknown metadata command " + command);
         }
         publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), command);
+        return result;
+    }
+
+    private MetadataResult alterTopicConfigs(long raftIndex, MetadataImage current,
+            MetadataCommand.AlterTopicConfigs alter) {
+        Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
+        TopicInfo topic = topics.get(alter.topic());
+        MetadataResult result = MetadataResult.OK;
+        if (topic == null || !topic.topicId().equals(alter.topicId())) {
+            result = new MetadataResult.Rejected(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                    "topic " + alter.topic() + " does not exist");
+        } else {
+            Map<String, String> configs = new TreeMap<>(alter.replace() ? Map.of() : topic.configs());
+            configs.keySet().removeAll(alter.delete());
+            configs.putAll(alter.set());
+            if (configs.size() > Limits.TOPIC_CONFIGS_MAX) {
+                result = new MetadataResult.Rejected(ErrorCode.INVALID_CONFIG, "a topic holds at most "
+                        + Limits.TOPIC_CONFIGS_MAX + " configs");
+            } else {
+                topics.put(alter.topic(), new TopicInfo(topic.name(), topic.topicId(), topic.replicas(), configs));
+            }
+        }
+        publish(current, current.with(raftIndex, current.brokers(), topics, current.nextProducerId(),
+                current.partitionStates(), current.deadBrokers()), result == MetadataResult.OK ? alter : null);
         return result;
     }
 

@@ -38,6 +38,7 @@ public final class MetadataCodec {
     /** Added later, like ADD_PARTITIONS. */
     private static final byte ALTER_SCRAM_CREDENTIALS = 9;
     private static final byte ALTER_ACLS = 10;
+    private static final byte ALTER_TOPIC_CONFIGS = 11;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -85,6 +86,21 @@ public final class MetadataCodec {
                 for (MetadataCommand.ScramUpsertion u : a.upsertions()) {
                     writeCredential(out, u.user(), u.mechanism(), u.credential());
                 }
+            } else if (command instanceof MetadataCommand.AlterTopicConfigs a) {
+                out.writeByte(ALTER_TOPIC_CONFIGS);
+                out.writeUTF(a.topic());
+                out.writeLong(a.topicId().getMostSignificantBits());
+                out.writeLong(a.topicId().getLeastSignificantBits());
+                out.writeBoolean(a.replace());
+                out.writeInt(a.set().size());
+                for (Map.Entry<String, String> e : new TreeMap<>(a.set()).entrySet()) {
+                    out.writeUTF(e.getKey());
+                    out.writeUTF(e.getValue());
+                }
+                out.writeInt(a.delete().size());
+                for (String name : new java.util.TreeSet<>(a.delete())) {
+                    out.writeUTF(name);
+                }
             } else if (command instanceof MetadataCommand.AlterAcls a) {
                 out.writeByte(ALTER_ACLS);
                 writeBlobs(out, a.removals());
@@ -117,9 +133,27 @@ public final class MetadataCodec {
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readState(in));
                 case ALTER_SCRAM_CREDENTIALS -> readAlterScram(in);
                 case ALTER_ACLS -> new MetadataCommand.AlterAcls(readBlobs(in), readBlobs(in));
+                case ALTER_TOPIC_CONFIGS -> readAlterTopicConfigs(in);
                 default -> throw new IOException("unknown metadata command type " + type);
             };
         });
+    }
+
+    private static MetadataCommand readAlterTopicConfigs(DataInputStream in) throws IOException {
+        String topic = in.readUTF();
+        UUID topicId = new UUID(in.readLong(), in.readLong());
+        boolean replace = in.readBoolean();
+        int setCount = readCount(in);
+        Map<String, String> set = new TreeMap<>();
+        for (int i = 0; i < setCount; i++) {
+            set.put(in.readUTF(), in.readUTF());
+        }
+        int deleteCount = readCount(in);
+        java.util.Set<String> delete = new java.util.TreeSet<>();
+        for (int i = 0; i < deleteCount; i++) {
+            delete.add(in.readUTF());
+        }
+        return new MetadataCommand.AlterTopicConfigs(topic, topicId, replace, set, delete);
     }
 
     private static MetadataCommand readAlterScram(DataInputStream in) throws IOException {

@@ -52,6 +52,20 @@ public sealed interface MetadataCommand {
     record ProposeClusterId(String clusterId) implements MetadataCommand {
     }
 
+    /**
+     * Changes a topic's configs (IncrementalAlterConfigs, AlterConfigs): with {@code replace}, the topic's configs
+     * become exactly {@code set}; otherwise the names in {@code delete} are removed, then {@code set} is applied over
+     * the rest. Applies only while {@code topicId} still names the topic. Values were validated by the proposer;
+     * partition leaders then carry the result into each partition's log (a Reconfigure command).
+     */
+    record AlterTopicConfigs(String topic, java.util.UUID topicId, boolean replace, java.util.Map<String, String> set,
+            java.util.Set<String> delete) implements MetadataCommand {
+        public AlterTopicConfigs {
+            set = java.util.Map.copyOf(set);
+            delete = java.util.Set.copyOf(delete);
+        }
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

@@ -20,6 +20,11 @@ public final class Limits {
      * DeleteAcls filter matching more is applied in entries of this many.
      */
     public static final int SECURITY_CHANGES_PER_ENTRY_MAX = 1000;
+    /**
+     * Configs one topic may hold, and one partition Reconfigure command may carry: Cairn accepts a handful of names,
+     * so this only bounds what a corrupt or hostile entry can make a replica allocate.
+     */
+    public static final int TOPIC_CONFIGS_MAX = 256;
     /** Longest SASL session (connections.max.reauth.ms): a year, so that nanosecond deadlines cannot overflow. */
     public static final long CONNECTIONS_MAX_REAUTH_MS_MAX = 365L * 24 * 3600 * 1000;
     /** Largest record batch the broker stores; {@code message.max.bytes} may only lower it. */
@@ -70,6 +75,11 @@ public final class Limits {
      * entries with synonyms is about a kilobyte), so this bounds the response; a UI describing every topic fits.
      */
     public static final int DESCRIBE_CONFIGS_RESOURCES_MAX = 10_000;
+    /**
+     * Resources one AlterConfigs or IncrementalAlterConfigs request may change: each change is one metadata Raft entry,
+     * all in flight together.
+     */
+    public static final int ALTER_CONFIGS_RESOURCES_MAX = 1_000;
     /** Configuration keys one DescribeConfigs resource may list. */
     public static final int DESCRIBE_CONFIGS_KEYS_PER_RESOURCE_MAX = 1_000;
 

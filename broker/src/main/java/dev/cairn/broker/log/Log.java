@@ -43,7 +43,7 @@ public final class Log implements Closeable {
 
     private final FileIo io;
     private final Path directory;
-    private final LogConfig config;
+    private volatile LogConfig config;
     private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
     private final RecoveryCheckpoint checkpoint;
     private final RecordBatch appendBatch = new RecordBatch();
@@ -749,6 +749,15 @@ public final class Log implements Closeable {
 
     public Path directory() {
         return directory;
+    }
+
+    /**
+     * Follows {@code next} from now on: later rolls, retention and flushes use it; segments already written keep
+     * their bounds. Writer only (a replicated Reconfigure applies it at the same log position on every replica).
+     */
+    public void reconfigure(LogConfig next) {
+        checkWriter();
+        config = next.validate();
     }
 
     public LogConfig config() {

@@ -39,4 +39,16 @@ public sealed interface Command {
      */
     record EnforceRetention(long nowMs) implements Command {
     }
+
+    /**
+     * Sets the topic configs this partition's log follows from here on ({@code segment.bytes}, {@code segment.ms},
+     * {@code retention.*}, {@code cleanup.policy}), replacing those it was created with or last given: every replica
+     * switches at the same log position, so all roll and delete the same segments. Carries every topic-level
+     * override (IncrementalAlterConfigs, AlterConfigs), those that do not shape the log included.
+     */
+    record Reconfigure(java.util.Map<String, String> topicConfigs) implements Command {
+        public Reconfigure {
+            topicConfigs = java.util.Map.copyOf(topicConfigs);
+        }
+    }
 }

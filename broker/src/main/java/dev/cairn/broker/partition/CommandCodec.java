@@ -1,10 +1,12 @@
 package dev.cairn.broker.partition;
 
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
+import dev.cairn.broker.partition.Command.Reconfigure;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -18,12 +20,17 @@ import java.nio.charset.StandardCharsets;
  *   Append            (1): appendTimeMs i64, batch (the rest of the entry, verbatim)
  *   CommitOffset      (2): commitTimeMs i64, offset i64, leaderEpoch i32, groupId str, metadata str
  *   EnforceRetention  (3): nowMs i64
+ *   DeleteOffset      (4): groupId str
+ *   DeleteRecords     (5): offset i64
+ *   Reconfigure       (6): count i32, count x (name str, value str), names in order
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
  *   Committed  (3): (empty)
  *   Retained   (4): logStartOffset i64, segmentsDeleted i32
  *   Fetched    (6): offset i64, leaderEpoch i32, metadata str
+ *   OffsetDeleted (7): existed u8
+ *   Reconfigured  (8): (empty)
  *   (type 5, from brokers before leader epochs were kept, is offset i64, metadata str: decoded with epoch -1)
  * query    = formatVersion u8 (1), type u8 (1 = committed offset), groupId str
  * str      = length i32 (-1 = null), UTF-8 bytes
@@ -38,6 +45,7 @@ public final class CommandCodec {
     private static final byte ENFORCE_RETENTION = 3;
     private static final byte DELETE_OFFSET = 4;
     private static final byte DELETE_RECORDS = 5;
+    private static final byte RECONFIGURE = 6;
     private static final byte APPENDED = 1;
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
@@ -45,6 +53,7 @@ public final class CommandCodec {
     private static final byte FETCHED_WITHOUT_EPOCH = 5;
     private static final byte FETCHED = 6;
     private static final byte OFFSET_DELETED = 7;
+    private static final byte RECONFIGURED = 8;
     private static final byte QUERY_COMMITTED_OFFSET = 1;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
@@ -75,6 +84,9 @@ public final class CommandCodec {
         if (command instanceof DeleteRecords d) {
             return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(DELETE_RECORDS).putLong(d.offset()).flip();
         }
+        if (command instanceof Reconfigure r) {
+            return encodeReconfigure(r);
+        }
         if (command instanceof DeleteOffset d) {
             byte[] group = utf8(d.groupId());
             ByteBuffer out = ByteBuffer.allocate(2 + stringSize(group));
@@ -85,7 +97,44 @@ public final class CommandCodec {
         throw new IllegalArgumentException("unknown command " + command);
     }
 
-    /** Decodes a command; the Append batch is a slice of {@code bytes}. Malformed bytes: CommandFormatException. */
+    private static ByteBuffer encodeReconfigure(Reconfigure reconfigure) {
+        if (reconfigure.topicConfigs().size() > Limits.TOPIC_CONFIGS_MAX) {
+            throw new IllegalArgumentException(reconfigure.topicConfigs().size() + " topic configs exceed "
+                    + Limits.TOPIC_CONFIGS_MAX);
+        }
+        java.util.List<byte[]> strings = new java.util.ArrayList<>();
+        int size = 2 + 4;
+        for (java.util.Map.Entry<String, String> config : new java.util.TreeMap<>(reconfigure.topicConfigs())
+                .entrySet()) {
+            byte[] name = utf8(config.getKey());
+            byte[] value = utf8(config.getValue());
+            strings.add(name);
+            strings.add(value);
+            size += stringSize(name) + stringSize(value);
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.put(FORMAT_VERSION).put(RECONFIGURE).putInt(reconfigure.topicConfigs().size());
+        strings.forEach(bytes -> putString(out, bytes));
+        return out.flip();
+    }
+
+    private static Reconfigure decodeReconfigure(ByteBuffer in) {
+        int count = in.getInt();
+        if (count < 0 || count > Limits.TOPIC_CONFIGS_MAX) {
+            throw new CommandFormatException("reconfiguration with " + count + " topic configs, outside [0, "
+                    + Limits.TOPIC_CONFIGS_MAX + "]");
+        }
+        java.util.Map<String, String> configs = new java.util.HashMap<>();
+        for (int i = 0; i < count; i++) {
+            String name = getString(in);
+            String value = getString(in);
+            if (name == null || value == null || configs.put(name, value) != null) {
+                throw new CommandFormatException("reconfiguration with a null or repeated topic config");
+            }
+        }
+        return new Reconfigure(configs);
+    }
+
     /** Bytes before the batch in an Append command: format version, type, append time. */
     static final int APPEND_HEADER_BYTES = 2 + 8;
 
@@ -124,6 +173,7 @@ public final class CommandCodec {
         return decodeCommand(joined.flip());
     }
 
+    /** Decodes a command; the Append batch is a slice of {@code bytes}. Malformed bytes: CommandFormatException. */
     public static Command decodeCommand(ByteBuffer bytes) {
         ByteBuffer in = bytes.duplicate();
         try {
@@ -144,6 +194,8 @@ public final class CommandCodec {
                     return new EnforceRetention(in.getLong());
                 case DELETE_RECORDS:
                     return new DeleteRecords(in.getLong());
+                case RECONFIGURE:
+                    return decodeReconfigure(in);
                 case DELETE_OFFSET:
                     String deletedGroup = getString(in);
                     if (deletedGroup == null) {
@@ -173,6 +225,9 @@ public final class CommandCodec {
         }
         if (result instanceof Result.OffsetCommitted) {
             return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(COMMITTED).flip();
+        }
+        if (result instanceof Result.Reconfigured) {
+            return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(RECONFIGURED).flip();
         }
         if (result instanceof Result.OffsetFetched f) {
             byte[] metadata = utf8(f.metadata());
@@ -204,6 +259,8 @@ public final class CommandCodec {
                     return new Result.Rejected(ErrorCode.forCode(in.getShort()), getString(in));
                 case COMMITTED:
                     return Result.OFFSET_COMMITTED;
+                case RECONFIGURED:
+                    return Result.RECONFIGURED;
                 case RETAINED:
                     return new Result.Retained(in.getLong(), in.getInt());
                 case OFFSET_DELETED:

@@ -2,12 +2,14 @@ package dev.cairn.broker.partition;
 
 import dev.cairn.broker.log.Invariant;
 import dev.cairn.broker.log.Log;
+import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
+import dev.cairn.broker.partition.Command.Reconfigure;
 import dev.cairn.broker.partition.SequenceCheck.Duplicate;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
@@ -40,13 +42,32 @@ public final class Partition {
     private final OffsetStore offsets;
     private final ProducerStateTable producers = new ProducerStateTable();
     private final RecordBatch header = new RecordBatch();
+    /** The broker's log settings, which the topic configs override. */
+    private final LogConfig brokerLogConfig;
+    /** The topic configs the partition was created with: what the log follows before any Reconfigure. */
+    private final Map<String, String> initialTopicConfigs;
+    private volatile Map<String, String> topicConfigs;
     private long appliedRaftIndex;
 
+    /** A partition whose log was opened with its configs as they are, and is never reconfigured from others. */
     public Partition(String topic, int partition, Log log, OffsetStore offsets) {
+        this(topic, partition, log, offsets, log.config(), Map.of());
+    }
+
+    /**
+     * @param brokerLogConfig the broker's log settings, before topic overrides
+     * @param initialTopicConfigs the topic configs the partition was created with; {@code log} was opened with
+     *     {@code brokerLogConfig} overridden by them
+     */
+    public Partition(String topic, int partition, Log log, OffsetStore offsets, LogConfig brokerLogConfig,
+            Map<String, String> initialTopicConfigs) {
         this.topic = topic;
         this.partition = partition;
         this.log = log;
         this.offsets = offsets;
+        this.brokerLogConfig = brokerLogConfig;
+        this.initialTopicConfigs = Map.copyOf(initialTopicConfigs);
+        this.topicConfigs = this.initialTopicConfigs;
     }
 
     public String topic() {
@@ -59,6 +80,11 @@ public final class Partition {
 
     public long appliedRaftIndex() {
         return appliedRaftIndex;
+    }
+
+    /** The topic configs this replica's log follows as of its last applied entry; any thread. */
+    public Map<String, String> topicConfigs() {
+        return topicConfigs;
     }
 
     /**
@@ -97,12 +123,32 @@ public final class Partition {
             producers.onLogTruncatedBelow(log.logStartOffset());
             return new Result.Retained(log.logStartOffset(), deleted);
         }
+        if (command instanceof Reconfigure reconfigure) {
+            return reconfigure(reconfigure.topicConfigs());
+        }
         if (command instanceof DeleteOffset delete) {
             boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
             offsets.delete(topic, partition, raftIndex, delete.groupId());
             return new Result.OffsetDeleted(existed);
         }
         throw new IllegalArgumentException("unknown command " + command);
+    }
+
+    /**
+     * Makes the log follow {@code configs} over the broker's settings. Values were validated before replication;
+     * one that still fails is refused alike on every replica, and the log keeps its settings.
+     */
+    private Result reconfigure(Map<String, String> configs) {
+        LogConfig next;
+        try {
+            next = brokerLogConfig.withTopicOverrides(configs);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            return new Result.Rejected(ErrorCode.INVALID_CONFIG, "topic configs " + configs + " rejected: "
+                    + e.getMessage());
+        }
+        log.reconfigure(next);
+        topicConfigs = Map.copyOf(configs);
+        return Result.RECONFIGURED;
     }
 
     private Result applyAppend(int leaderEpoch, Append append) {
@@ -202,7 +248,7 @@ public final class Partition {
         ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
         producers.writeTo(state);
         return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array(),
-                offsets.fetchAll(topic, partition), log.segmentExtents());
+                offsets.fetchAll(topic, partition), log.segmentExtents(), topicConfigs);
     }
 
     /**
@@ -216,7 +262,13 @@ public final class Partition {
         // Records deleted (DeleteRecords) below the snapshot's start stay deleted; the log does not record it.
         log.deleteRecordsBefore(snapshot.logStartOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
+        restoreTopicConfigs(snapshot);
         appliedRaftIndex = raftIndex;
+    }
+
+    /** The configs as of the snapshot; one without them predates reconfiguration, so the initial ones held. */
+    private void restoreTopicConfigs(PartitionSnapshot snapshot) {
+        reconfigure(snapshot.topicConfigs() == null ? initialTopicConfigs : snapshot.topicConfigs());
     }
 
     /**
@@ -233,12 +285,14 @@ public final class Partition {
                 log.logStartOffset(), log.logEndOffset(), snapshot.logStartOffset(), snapshot.logEndOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
+        restoreTopicConfigs(snapshot);
         appliedRaftIndex = raftIndex;
     }
 
     /** Without a snapshot Raft replays from its first entry, so the log restarts empty. */
     public void restoreEmpty() {
         log.truncateTo(0);
+        reconfigure(initialTopicConfigs);
         appliedRaftIndex = 0;
     }
 

@@ -17,7 +17,12 @@ import java.util.TreeMap;
  * that moment. A replica that installs the snapshot rebuilds its log from those segments, so it ends up with
  * the leader's bytes, and replaces its committed offsets with these.
  *
+ * <p>{@code topicConfigs} are the topic configs the log followed at that index (the last {@link Command.Reconfigure}
+ * applied), or null in snapshots from before version 4, taken when no partition had been reconfigured: the log then
+ * follows the configs its topic was created with.
+ *
  * <pre>
+ * version 4: as version 3, then configCount i32, configCount x (name string, value string), names in order
  * version 3: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
  *            offsetCount i32, offsetCount x (group string, offset i64, commitTimeMs i64, leaderEpoch i32,
  *            metadata nullable string), segmentCount i32, segmentCount x (baseOffset i64, sizeBytes i64)
@@ -28,8 +33,9 @@ import java.util.TreeMap;
  * </pre>
  */
 public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
-        Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments) {
-    private static final int FORMAT_VERSION = 3;
+        Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments, Map<String, String> topicConfigs) {
+    private static final int FORMAT_VERSION = 4;
+    private static final int FORMAT_VERSION_WITHOUT_CONFIGS = 3;
     private static final int FORMAT_VERSION_WITHOUT_EPOCHS = 2;
     private static final int FORMAT_VERSION_WITHOUT_SEGMENTS = 1;
     /** Longest group id or metadata string accepted when decoding (Kafka's strings are i16-length). */
@@ -38,12 +44,27 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
     public PartitionSnapshot {
         committedOffsets = new TreeMap<>(committedOffsets);
         segments = List.copyOf(segments);
+        topicConfigs = topicConfigs == null ? null : new TreeMap<>(topicConfigs);
+    }
+
+    /** A snapshot without recorded topic configs (as written before version 4). */
+    public PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
+            Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments) {
+        this(logStartOffset, logEndOffset, producerState, committedOffsets, segments, null);
     }
 
     public byte[] encode() {
         List<byte[]> groups = new ArrayList<>();
         List<byte[]> metadata = new ArrayList<>();
-        int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16;
+        Map<String, String> configs = topicConfigs == null ? Map.of() : topicConfigs;
+        List<byte[]> configStrings = new ArrayList<>();
+        int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16 + 4;
+        for (Map.Entry<String, String> config : new TreeMap<>(configs).entrySet()) {
+            configStrings.add(config.getKey().getBytes(StandardCharsets.UTF_8));
+            configStrings.add(config.getValue().getBytes(StandardCharsets.UTF_8));
+            size += 8 + configStrings.get(configStrings.size() - 2).length
+                    + configStrings.get(configStrings.size() - 1).length;
+        }
         for (Map.Entry<String, CommittedOffset> entry : committedOffsets.entrySet()) {
             byte[] group = entry.getKey().getBytes(StandardCharsets.UTF_8);
             String text = entry.getValue().metadata();
@@ -70,6 +91,10 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         out.putInt(segments.size());
         for (SegmentExtent segment : segments) {
             out.putLong(segment.baseOffset()).putLong(segment.sizeBytes());
+        }
+        out.putInt(topicConfigs == null ? -1 : configs.size());
+        for (byte[] string : configStrings) {
+            out.putInt(string.length).put(string);
         }
         return out.array();
     }
@@ -103,10 +128,25 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
             for (int i = 0; i < segmentCount; i++) {
                 segments.add(new SegmentExtent(in.getLong(), in.getLong()));
             }
-            return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments);
+            Map<String, String> topicConfigs = version <= FORMAT_VERSION_WITHOUT_CONFIGS ? null : topicConfigs(in);
+            return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments, topicConfigs);
         } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
             throw new CommandFormatException("partition snapshot is malformed: " + e);
         }
+    }
+
+    /** Version 4's configs: -1 for none recorded (null). */
+    private static Map<String, String> topicConfigs(ByteBuffer in) {
+        int count = in.getInt();
+        if (count == -1) {
+            return null;
+        }
+        count(in, count, 8, "topic configs");
+        Map<String, String> configs = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            configs.put(string(in, "topic config name"), string(in, "topic config value"));
+        }
+        return configs;
     }
 
     private static int count(ByteBuffer in, int count, int minBytesEach, String what) {

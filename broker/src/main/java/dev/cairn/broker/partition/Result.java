@@ -5,6 +5,7 @@ import dev.cairn.protocol.ErrorCode;
 /** What applying a {@link Command} produced. Failures are results: nothing is thrown out of apply. */
 public sealed interface Result {
     Result OFFSET_COMMITTED = new OffsetCommitted();
+    Result RECONFIGURED = new Reconfigured();
 
     /**
      * The batch is in the log at {@code [baseOffset, lastOffset]}, or was already there ({@code duplicate}: a
@@ -16,6 +17,10 @@ public sealed interface Result {
     }
 
     record Rejected(ErrorCode error, String message) implements Result {
+    }
+
+    /** The partition's log follows the topic configs a Reconfigure command carried. */
+    record Reconfigured() implements Result {
     }
 
     record OffsetCommitted() implements Result {

@@ -71,6 +71,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
     private final ReplicaStatePublisher statePublisher;
     private final LeadershipBalancer balancer;
+    private final PartitionLeaderJobs leaderJobs;
     private final LeaderClients leaderClients;
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final boolean raftTls;
@@ -96,6 +97,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
+        this.leaderJobs = new PartitionLeaderJobs(groupsByPartition::keySet, this::leaderReplica, metadata::image,
+                this::submit);
         this.reconciler = new PartitionGroupReconciler(nodeId, host, index, this::peers,
                 tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
         RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
@@ -114,7 +117,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
         PartitionStateMachine machine = new PartitionStateMachine(
                 () -> new Partition(entry.topic(), entry.partition(),
-                        Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())), offsets),
+                        Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())), offsets,
+                        logConfig, entry.configs()),
                 partitionDir(tp),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)),
                 new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)));
@@ -356,21 +360,14 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         balancer.balanceLeadership(nowMs, transferTimeoutMs);
     }
 
-    /**
-     * Submits retention to every partition this broker leads. Retention is a replicated command so that every
-     * replica deletes the same segments at the same point of its log.
-     */
+    /** See {@link PartitionLeaderJobs#enforceRetention}. */
     public void enforceRetention(long nowMs, long timeoutMs) {
-        for (TopicPartition tp : groupsByPartition.keySet()) {
-            if (leadership(tp).local()) {
-                submit(tp, new Command.EnforceRetention(nowMs), timeoutMs).thenAccept(result -> {
-                    if (result instanceof Result.Retained retained && retained.segmentsDeleted() > 0) {
-                        LOG.info("{}: retention deleted {} segments; the log now starts at offset {}", tp,
-                                retained.segmentsDeleted(), retained.logStartOffset());
-                    }
-                });
-            }
-        }
+        leaderJobs.enforceRetention(nowMs, timeoutMs);
+    }
+
+    /** See {@link PartitionLeaderJobs#syncTopicConfigs}. */
+    public void syncTopicConfigs(long timeoutMs) {
+        leaderJobs.syncTopicConfigs(timeoutMs);
     }
 
     /** The partition replicas this broker hosts and has opened, led or not (a read-only view, for metrics). */

@@ -174,6 +174,33 @@ class ClusterMetadataTest {
         assertEquals(metadata.image(), restored);
     }
 
+    /** IncrementalAlterConfigs and AlterConfigs (issue 19): applied in log order, kept in snapshots. */
+    @Test
+    void topicConfigsChangeIncrementallyOrWhollyAndSurviveSnapshots() {
+        registerBrokers(3);
+        TopicInfo orders = topic("orders", 2);
+        apply(new CreateTopic(orders));
+        MetadataCommand.AlterTopicConfigs incremental = new MetadataCommand.AlterTopicConfigs("orders",
+                orders.topicId(), false, Map.of("segment.ms", "60000"), java.util.Set.of("retention.ms"));
+
+        assertEquals(MetadataResult.OK, apply(incremental));
+        assertEquals(Map.of("segment.ms", "60000"), metadata.image().topic("orders").orElseThrow().configs());
+        assertEquals(incremental, published.get(published.size() - 1).cause());
+        assertEquals(orders.replicas(), metadata.image().topic("orders").orElseThrow().replicas());
+
+        assertEquals(MetadataResult.OK, apply(new MetadataCommand.AlterTopicConfigs("orders", orders.topicId(), true,
+                Map.of("retention.bytes", "1000"), java.util.Set.of())));
+        assertEquals(Map.of("retention.bytes", "1000"), metadata.image().topic("orders").orElseThrow().configs());
+
+        MetadataResult stale = apply(new MetadataCommand.AlterTopicConfigs("orders", UUID.randomUUID(), false,
+                Map.of("segment.ms", "1"), java.util.Set.of()));
+        assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ((MetadataResult.Rejected) stale).error());
+        assertEquals(Map.of("retention.bytes", "1000"), metadata.image().topic("orders").orElseThrow().configs());
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image(), restored);
+    }
+
     @Test
     void addPartitionsAppliedTwiceAddsThemOnce() {
         registerBrokers(3);

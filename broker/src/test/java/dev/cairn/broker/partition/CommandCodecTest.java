@@ -23,7 +23,9 @@ class CommandCodecTest {
                 new Command.CommitOffset("group-ü", 42, 3, "meta", 99L),
                 new Command.CommitOffset("g", -1, -1, null, 0L),
                 new Command.EnforceRetention(777L), new Command.DeleteOffset("group-ü"),
-                new Command.DeleteRecords(-1), new Command.DeleteRecords(1L << 40))) {
+                new Command.DeleteRecords(-1), new Command.DeleteRecords(1L << 40),
+                new Command.Reconfigure(java.util.Map.of()),
+                new Command.Reconfigure(java.util.Map.of("segment.bytes", "4096", "cleanup.policy", "compact")))) {
             assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
         }
     }
@@ -53,9 +55,21 @@ class CommandCodecTest {
                 new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
                 Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m", 7),
                 new Result.OffsetFetched(-1, null, -1), new Result.OffsetDeleted(true),
-                new Result.OffsetDeleted(false))) {
+                new Result.OffsetDeleted(false), Result.RECONFIGURED)) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
+    }
+
+    /** A Reconfigure entry claiming more configs than a topic may hold is refused before anything is allocated. */
+    @Test
+    void reconfigureCountIsBounded() {
+        ByteBuffer claim = ByteBuffer.allocate(6).put((byte) 1).put((byte) 6).putInt(Integer.MAX_VALUE).flip();
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommand(claim));
+        java.util.Map<String, String> many = new java.util.HashMap<>();
+        for (int i = 0; i <= dev.cairn.broker.config.Limits.TOPIC_CONFIGS_MAX; i++) {
+            many.put("c" + i, "v");
+        }
+        assertThrows(IllegalArgumentException.class, () -> CommandCodec.encode(new Command.Reconfigure(many)));
     }
 
     @Test

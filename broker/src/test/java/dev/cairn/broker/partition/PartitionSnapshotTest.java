@@ -29,6 +29,32 @@ class PartitionSnapshotTest {
         assertEquals(SNAPSHOT.segments(), decoded.segments());
     }
 
+    /** Version 4 keeps the topic configs the log follows; none recorded stays none (null), not empty. */
+    @Test
+    void roundTripsTheTopicConfigs() {
+        PartitionSnapshot withConfigs = new PartitionSnapshot(0, 10, new byte[0], Map.of(), List.of(),
+                Map.of("segment.bytes", "4096", "cleanup.policy", "compact"));
+        assertEquals(withConfigs.topicConfigs(),
+                PartitionSnapshot.decode(ByteBuffer.wrap(withConfigs.encode())).topicConfigs());
+        assertEquals(null, PartitionSnapshot.decode(ByteBuffer.wrap(SNAPSHOT.encode())).topicConfigs());
+        byte[] bytes = withConfigs.encode();
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] cut = Arrays.copyOf(bytes, length);
+            assertThrows(CommandFormatException.class, () -> PartitionSnapshot.decode(ByteBuffer.wrap(cut)),
+                    "truncated to " + length);
+        }
+    }
+
+    /** Version 3 snapshots (before reconfiguration existed) load without topic configs. */
+    @Test
+    void readsTheFormatWithoutTopicConfigs() {
+        ByteBuffer v3 = ByteBuffer.allocate(4 + 8 + 8 + 4 + 4 + 4).putInt(3).putLong(0).putLong(10).putInt(0)
+                .putInt(0).putInt(0);
+        PartitionSnapshot decoded = PartitionSnapshot.decode(v3.flip());
+        assertEquals(10, decoded.logEndOffset());
+        assertEquals(null, decoded.topicConfigs());
+    }
+
     /** Version 2 snapshots (before committed leader epochs were kept) still load, with epoch -1. */
     @Test
     void readsTheFormatWithoutCommittedLeaderEpochs() {

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -212,5 +213,62 @@ class PartitionTest {
         reopened.apply(13, 1, append(clientBatch(2, -1, (short) -1, -1)));
         reopened.apply(14, 1, new Command.DeleteRecords(Command.DeleteRecords.HIGH_WATERMARK));
         assertEquals(22, reopened.logStartOffset(), "the replayed deletion");
+    }
+
+    /**
+     * Reconfigure (issue 19): from its log position the log rolls by the new segment.bytes; the configs survive a
+     * snapshot restore; a replay from empty starts over with the creation configs and switches at the same entry,
+     * so the rebuilt log has the same segments; an invalid value is refused and changes nothing.
+     */
+    @Test
+    void reconfigureSwitchesAtItsLogPositionAndSurvivesSnapshotsAndReplay() throws IOException {
+        LogConfig broker = LogConfig.defaults();
+        Map<String, String> created = Map.of("segment.bytes", "1048576");
+        Map<String, String> altered = Map.of("segment.bytes", "4096", "retention.ms", "60000");
+        List<Command> commands = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            commands.add(append(clientBatch(3, -1, (short) -1, -1)));
+        }
+        commands.add(new Command.Reconfigure(altered));
+        for (int i = 0; i < 30; i++) {
+            commands.add(append(clientBatch(3, -1, (short) -1, -1)));
+        }
+        Partition partition = new Partition("orders", 0, Log.open(io, DIR, broker.withTopicOverrides(created)),
+                offsets, broker, created);
+        for (int i = 0; i < 11; i++) {
+            partition.apply(i + 1, 1, commands.get(i));
+        }
+        assertEquals(1, segmentFiles(), "ten small batches fit the creation's 1 MiB segment");
+        assertEquals(altered, partition.topicConfigs());
+        PartitionSnapshot snapshot = partition.snapshot();
+        assertEquals(altered, snapshot.topicConfigs());
+        assertEquals(altered, PartitionSnapshot.decode(java.nio.ByteBuffer.wrap(snapshot.encode())).topicConfigs());
+        for (int i = 11; i < commands.size(); i++) {
+            partition.apply(i + 1, 1, commands.get(i));
+        }
+        long segments = segmentFiles();
+        assertTrue(segments > 2, "4 KiB segments from the reconfiguration on: " + segments);
+        byte[] expected = readAll(partition);
+        Result refused = partition.apply(commands.size() + 1, 1,
+                new Command.Reconfigure(Map.of("segment.bytes", "12")));
+        assertEquals(ErrorCode.INVALID_CONFIG, assertInstanceOf(Result.Rejected.class, refused).error());
+        assertEquals(altered, partition.topicConfigs(), "a refused reconfiguration changes nothing");
+        partition.close();
+
+        Partition restored = new Partition("orders", 0, Log.open(io, DIR, broker.withTopicOverrides(created)),
+                offsets, broker, created);
+        restored.restore(11, snapshot);
+        assertEquals(altered, restored.topicConfigs(), "the snapshot's configs, not the creation's");
+        restored.close();
+
+        Partition replayed = new Partition("orders", 0, Log.open(io, DIR, broker.withTopicOverrides(created)),
+                offsets, broker, created);
+        replayed.restoreEmpty();
+        assertEquals(created, replayed.topicConfigs());
+        for (int i = 0; i < commands.size(); i++) {
+            replayed.apply(i + 1, 1, commands.get(i));
+        }
+        assertEquals(segments, segmentFiles(), "the replay rolls where the first run rolled");
+        assertArrayEquals(expected, readAll(replayed));
     }
 }

@@ -1,0 +1,179 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.config.Limits;
+import dev.cairn.broker.security.acl.AclOperation;
+import dev.cairn.protocol.ErrorCode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What IncrementalAlterConfigs and AlterConfigs share: checking one resource's changes the way Kafka checks them and
+ * replicating the result through the metadata group. Topic configs change at run time, every name
+ * {@link TopicConfigs} accepts; the partition leaders then carry the topic's new configs into each partition's log
+ * (a replicated Reconfigure command, so every replica switches at one log position). Kafka answers once the
+ * metadata change is committed and applies it to the logs right after; so does Cairn.
+ *
+ * <p>Broker configs cannot change while a Cairn broker runs: such a resource is answered INVALID_REQUEST naming the
+ * way to change them (the configuration file, then a restart), rather than accepted and ignored. Other resource types
+ * (broker loggers, client metrics, groups) are answered INVALID_REQUEST as unsupported.
+ */
+final class ConfigAlterations {
+    /** Kafka's IncrementalAlterConfigs operations (AlterConfigOp.OpType). */
+    static final byte OP_SET = 0;
+    static final byte OP_DELETE = 1;
+    static final byte OP_APPEND = 2;
+    static final byte OP_SUBTRACT = 3;
+
+    private final MetadataService metadata;
+
+    ConfigAlterations(MetadataService metadata) {
+        this.metadata = metadata;
+    }
+
+    /** One requested change; AlterConfigs' changes are all {@link #OP_SET}. */
+    record Change(String name, byte operation, String value) {
+    }
+
+    /** A resource's answer: NONE, or Kafka's error and a message. */
+    record Outcome(ErrorCode error, String message) {
+        static final Outcome OK = new Outcome(ErrorCode.NONE, null);
+    }
+
+    /**
+     * Checks and (unless {@code validateOnly}) applies one resource's changes. With {@code replace} (AlterConfigs)
+     * the resource's configs become exactly the ones listed; otherwise each change applies to the current ones.
+     */
+    CompletableFuture<Outcome> alter(ConnectionSession session, byte type, String name, List<Change> changes,
+            boolean replace, boolean validateOnly) {
+        switch (type) {
+            case DescribeConfigsHandler.RESOURCE_TYPE_TOPIC:
+                if (!session.allowedOnTopic(AclOperation.ALTER_CONFIGS, name)) {
+                    return done(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+                return alterTopic(name, changes, replace, validateOnly);
+            case DescribeConfigsHandler.RESOURCE_TYPE_BROKER:
+                if (!session.allowedOnCluster(AclOperation.ALTER_CONFIGS)) {
+                    return done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+                return done(ErrorCode.INVALID_REQUEST, "Cairn does not change broker configs while it runs: set "
+                        + "them in each broker's configuration file and restart it (rolling, one broker at a time)");
+            default:
+                return done(ErrorCode.INVALID_REQUEST, "altering " + DescribeConfigsHandler.resourceTypeName(type)
+                        + " configs is not supported; Cairn alters TOPIC configs");
+        }
+    }
+
+    private CompletableFuture<Outcome> alterTopic(String name, List<Change> changes, boolean replace,
+            boolean validateOnly) {
+        TopicInfo topic = metadata.image().topics().get(name);
+        if (topic == null) {
+            return done(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + name + "' does not exist.");
+        }
+        if (changes.size() > Limits.TOPIC_CONFIGS_MAX) {
+            return done(ErrorCode.INVALID_REQUEST, "a resource may change at most " + Limits.TOPIC_CONFIGS_MAX
+                    + " configs; this one lists " + changes.size());
+        }
+        Set<String> names = new HashSet<>();
+        for (Change change : changes) {
+            if (!names.add(change.name())) {
+                return done(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys: " + change.name());
+            }
+        }
+        Map<String, String> set = new HashMap<>();
+        Set<String> delete = new LinkedHashSet<>();
+        for (Change change : changes) {
+            Optional<Outcome> refused = resolve(topic, change, set, delete);
+            if (refused.isPresent()) {
+                return CompletableFuture.completedFuture(refused.get());
+            }
+        }
+        if (validateOnly) {
+            return CompletableFuture.completedFuture(Outcome.OK);
+        }
+        return metadata.submit(new MetadataCommand.AlterTopicConfigs(name, topic.topicId(), replace, set, delete))
+                .thenApply(result -> result instanceof MetadataResult.Rejected rejected
+                        ? new Outcome(rejected.error(), rejected.message())
+                        : result instanceof MetadataResult.Ok ? Outcome.OK
+                        : new Outcome(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected metadata result " + result));
+    }
+
+    /** Turns one change into a name to set or delete; the refusal, when Kafka would refuse it. */
+    private static Optional<Outcome> resolve(TopicInfo topic, Change change, Map<String, String> set,
+            Set<String> delete) {
+        String name = change.name();
+        if (!TopicConfigs.NAMES.contains(name)) {
+            return refuse(ErrorCode.INVALID_CONFIG, TopicConfigs.invalidReason(name, "").orElse(name));
+        }
+        String value;
+        switch (change.operation()) {
+            case OP_SET:
+                value = change.value();
+                break;
+            case OP_DELETE:
+                delete.add(name);
+                return Optional.empty();
+            case OP_APPEND:
+            case OP_SUBTRACT:
+                if (!TopicConfigs.isList(name)) {
+                    return refuse(ErrorCode.INVALID_CONFIG, "Config value " + (change.operation() == OP_APPEND
+                            ? "append" : "subtract") + " is not allowed for config key: " + name);
+                }
+                if (change.value() == null) {
+                    return refuse(ErrorCode.INVALID_CONFIG, "null value not supported for topic config " + name);
+                }
+                value = applyToList(TopicConfigs.currentValue(topic, name), change.value(),
+                        change.operation() == OP_APPEND);
+                if (value.isEmpty()) {
+                    return refuse(ErrorCode.INVALID_CONFIG, "Invalid value for configuration " + name
+                            + ": it would be empty");
+                }
+                break;
+            default:
+                return refuse(ErrorCode.INVALID_REQUEST, "Unknown config operation " + change.operation());
+        }
+        Optional<String> invalid = TopicConfigs.invalidReason(name, value);
+        if (invalid.isPresent()) {
+            return refuse(ErrorCode.INVALID_CONFIG, invalid.get());
+        }
+        set.put(name, value);
+        return Optional.empty();
+    }
+
+    /** A comma-separated list with each item of {@code items} added (in order, once) or removed. */
+    static String applyToList(String current, String items, boolean add) {
+        List<String> result = new ArrayList<>();
+        for (String item : current.split(",")) {
+            if (!item.isBlank() && !result.contains(item.trim())) {
+                result.add(item.trim());
+            }
+        }
+        for (String item : items.split(",")) {
+            String trimmed = item.trim();
+            if (add && !trimmed.isEmpty() && !result.contains(trimmed)) {
+                result.add(trimmed);
+            } else if (!add) {
+                result.remove(trimmed);
+            }
+        }
+        return String.join(",", result);
+    }
+
+    private static Optional<Outcome> refuse(ErrorCode error, String message) {
+        return Optional.of(new Outcome(error, message));
+    }
+
+    private static CompletableFuture<Outcome> done(ErrorCode error, String message) {
+        return CompletableFuture.completedFuture(new Outcome(error, message));
+    }
+}

@@ -1,0 +1,76 @@
+package dev.cairn.broker.api;
+
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.config.Limits;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.RequestFrame;
+import dev.cairn.protocol.message.IncrementalAlterConfigsRequest;
+import dev.cairn.protocol.message.IncrementalAlterConfigsRequest.AlterConfigsResource;
+import dev.cairn.protocol.message.IncrementalAlterConfigsRequest.AlterableConfig;
+import dev.cairn.protocol.message.IncrementalAlterConfigsResponse;
+import dev.cairn.protocol.message.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse;
+import dev.cairn.protocol.schema.Struct;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * IncrementalAlterConfigs (key 44), versions 0-1 (KIP-339): {@code kafka-configs --alter --add-config/--delete-config},
+ * {@code Admin.incrementalAlterConfigs}, Kafka Streams and Connect adjusting their internal topics. Each config is set,
+ * deleted (back to the inherited value), appended to or subtracted from (list configs); see {@link ConfigAlterations}
+ * for what may change and how. Any broker answers. A resource named twice is answered INVALID_REQUEST each time, as
+ * Kafka does; over {@link Limits#ALTER_CONFIGS_RESOURCES_MAX} resources, every one is.
+ */
+public final class IncrementalAlterConfigsHandler implements RequestHandler {
+    private final ConfigAlterations alterations;
+
+    public IncrementalAlterConfigsHandler(MetadataService metadata) {
+        this.alterations = new ConfigAlterations(metadata);
+    }
+
+    @Override
+    public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
+        Struct body = request.body();
+        boolean validateOnly = body.get(IncrementalAlterConfigsRequest.VALIDATE_ONLY);
+        List<Struct> resources = body.get(IncrementalAlterConfigsRequest.RESOURCES);
+        Map<String, Integer> timesNamed = new HashMap<>();
+        for (Struct resource : resources) {
+            timesNamed.merge(key(resource), 1, Integer::sum);
+        }
+        List<CompletableFuture<Struct>> answers = new ArrayList<>();
+        for (Struct resource : resources) {
+            byte type = resource.get(AlterConfigsResource.RESOURCE_TYPE);
+            String name = resource.get(AlterConfigsResource.RESOURCE_NAME);
+            CompletableFuture<ConfigAlterations.Outcome> outcome;
+            if (resources.size() > Limits.ALTER_CONFIGS_RESOURCES_MAX) {
+                outcome = CompletableFuture.completedFuture(new ConfigAlterations.Outcome(ErrorCode.INVALID_REQUEST,
+                        "a request may alter at most " + Limits.ALTER_CONFIGS_RESOURCES_MAX + " resources"));
+            } else if (timesNamed.get(key(resource)) > 1) {
+                outcome = CompletableFuture.completedFuture(new ConfigAlterations.Outcome(ErrorCode.INVALID_REQUEST,
+                        "Error due to duplicate resources in the request"));
+            } else {
+                List<ConfigAlterations.Change> changes = new ArrayList<>();
+                for (Struct config : resource.get(AlterConfigsResource.CONFIGS)) {
+                    changes.add(new ConfigAlterations.Change(config.get(AlterableConfig.NAME),
+                            config.get(AlterableConfig.CONFIG_OPERATION), config.get(AlterableConfig.VALUE)));
+                }
+                outcome = alterations.alter(context.session(), type, name, changes, false, validateOnly);
+            }
+            answers.add(outcome.thenApply(result -> new Struct(AlterConfigsResourceResponse.SCHEMA)
+                    .set(AlterConfigsResourceResponse.ERROR_CODE, result.error().code())
+                    .set(AlterConfigsResourceResponse.ERROR_MESSAGE, result.message())
+                    .set(AlterConfigsResourceResponse.RESOURCE_TYPE, type)
+                    .set(AlterConfigsResourceResponse.RESOURCE_NAME, name)));
+        }
+        return ProduceHandler.allOf(answers).thenApply(list -> new Struct(IncrementalAlterConfigsResponse.SCHEMA)
+                .set(IncrementalAlterConfigsResponse.THROTTLE_TIME_MS, 0)
+                .set(IncrementalAlterConfigsResponse.RESPONSES, list));
+    }
+
+    private static String key(Struct resource) {
+        return resource.get(AlterConfigsResource.RESOURCE_TYPE) + "/"
+                + resource.get(AlterConfigsResource.RESOURCE_NAME);
+    }
+}
