@@ -28,7 +28,7 @@ DECLARED_VERSIONS = {
     "ElectLeaders": (0, 2), "SaslHandshake": (1, 1), "SaslAuthenticate": (0, 2),
     "DescribeUserScramCredentials": (0, 0), "AlterUserScramCredentials": (0, 0), "DescribeClientQuotas": (0, 1),
     "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "AlterConfigs": (0, 2),
-    "IncrementalAlterConfigs": (0, 1),
+    "IncrementalAlterConfigs": (0, 1), "OffsetForLeaderEpoch": (2, 4),
 }
 
 PRIMITIVES = {

@@ -3,6 +3,7 @@ package dev.cairn.broker;
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.AlterConfigsHandler;
 import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
+import dev.cairn.broker.api.OffsetForLeaderEpochHandler;
 import dev.cairn.broker.config.AuthorizerSettings;
 import dev.cairn.broker.api.DeleteAclsHandler;
 import dev.cairn.broker.api.DescribeAclsHandler;
@@ -314,6 +315,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, cluster));
         handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
         handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
+        handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(cluster, cluster));
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
         handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, cluster, cluster::transferLeadership));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(

@@ -120,7 +120,7 @@ class BrokerHandlersTest {
             }
         }
         assertEquals(EnumSet.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.FETCH,
-                ApiKey.INIT_PRODUCER_ID, ApiKey.LIST_OFFSETS, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT,
+                ApiKey.INIT_PRODUCER_ID, ApiKey.LIST_OFFSETS, ApiKey.OFFSET_FOR_LEADER_EPOCH, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT,
                 ApiKey.OFFSET_FETCH, ApiKey.DESCRIBE_CLUSTER, ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS,
                 ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP, ApiKey.LIST_GROUPS,
                 ApiKey.DELETE_GROUPS, ApiKey.OFFSET_DELETE, ApiKey.DELETE_RECORDS, ApiKey.DESCRIBE_LOG_DIRS, ApiKey.ELECT_LEADERS,

@@ -62,6 +62,8 @@ import dev.cairn.protocol.message.OffsetDeleteRequest;
 import dev.cairn.protocol.message.OffsetDeleteResponse;
 import dev.cairn.protocol.message.OffsetFetchRequest;
 import dev.cairn.protocol.message.OffsetFetchResponse;
+import dev.cairn.protocol.message.OffsetForLeaderEpochRequest;
+import dev.cairn.protocol.message.OffsetForLeaderEpochResponse;
 import dev.cairn.protocol.message.ProduceRequest;
 import dev.cairn.protocol.message.ProduceResponse;
 import dev.cairn.protocol.message.SaslAuthenticateRequest;
@@ -115,6 +117,7 @@ public enum ApiKey {
     DELETE_TOPICS(20, DeleteTopicsRequest.SCHEMA, DeleteTopicsResponse.SCHEMA, 1, 1, 1),
     DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
+    OFFSET_FOR_LEADER_EPOCH(23, OffsetForLeaderEpochRequest.SCHEMA, OffsetForLeaderEpochResponse.SCHEMA, 2, 2, 4),
     DESCRIBE_ACLS(29, DescribeAclsRequest.SCHEMA, DescribeAclsResponse.SCHEMA, 1, 1, 3),
     CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
     DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),

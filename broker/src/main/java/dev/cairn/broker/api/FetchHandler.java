@@ -94,7 +94,8 @@ public final class FetchHandler implements RequestHandler {
                 Struct data = !readable ? error(partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                         : info == null || partition < 0 || partition >= info.partitionCount()
                         ? error(partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                        : read(tp, fetch.get(FetchPartition.FETCH_OFFSET), maxBytes, firstData || maxBytes > 0);
+                        : read(tp, fetch.get(FetchPartition.CURRENT_LEADER_EPOCH),
+                                fetch.get(FetchPartition.FETCH_OFFSET), maxBytes, firstData || maxBytes > 0);
                 int size = data.get(PartitionData.RECORDS).sizeInBytes();
                 reads.bytes += size;
                 budget = Math.max(0, budget - size);
@@ -113,10 +114,18 @@ public final class FetchHandler implements RequestHandler {
         return reads;
     }
 
-    private Struct read(TopicPartition tp, long fetchOffset, int maxBytes, boolean mayRead) {
+    private Struct read(TopicPartition tp, int currentLeaderEpoch, long fetchOffset, int maxBytes, boolean mayRead) {
         Optional<Partition> replica = partitions.leaderReplica(tp);
         if (replica.isEmpty()) {
             return error(tp.partition(), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        }
+        if (currentLeaderEpoch != OffsetForLeaderEpochHandler.NO_EPOCH) {
+            // KIP-320 (Fetch v9+): a client whose metadata names another leader epoch refreshes it first.
+            ErrorCode fenced = OffsetForLeaderEpochHandler.fence(currentLeaderEpoch,
+                    partitions.leadership(tp).leaderEpoch());
+            if (fenced != ErrorCode.NONE) {
+                return error(tp.partition(), fenced);
+            }
         }
         Partition partition = replica.get();
         long highWatermark = partition.highWatermark();

@@ -41,6 +41,7 @@ public final class Partition {
     private final Log log;
     private final OffsetStore offsets;
     private final ProducerStateTable producers = new ProducerStateTable();
+    private final LeaderEpochs leaderEpochs = new LeaderEpochs();
     private final RecordBatch header = new RecordBatch();
     /** The broker's log settings, which the topic configs override. */
     private final LogConfig brokerLogConfig;
@@ -48,6 +49,8 @@ public final class Partition {
     private final Map<String, String> initialTopicConfigs;
     private volatile Map<String, String> topicConfigs;
     private long appliedRaftIndex;
+    /** Bytes read at a time when rebuilding the leader epochs from the log (snapshots from before format 5). */
+    private static final int EPOCH_SCAN_BYTES = 1 << 20;
 
     /** A partition whose log was opened with its configs as they are, and is never reconfigured from others. */
     public Partition(String topic, int partition, Log log, OffsetStore offsets) {
@@ -103,6 +106,7 @@ public final class Partition {
             log.tick(retention.nowMs());
             int deleted = log.deleteExpired(retention.nowMs());
             producers.onLogTruncatedBelow(log.logStartOffset());
+            leaderEpochs.onLogStartMoved(log.logStartOffset());
             return new Result.Retained(log.logStartOffset(), deleted);
         }
         if (command instanceof CommitOffset commit) {
@@ -121,6 +125,7 @@ public final class Partition {
             }
             int deleted = log.deleteRecordsBefore(target);
             producers.onLogTruncatedBelow(log.logStartOffset());
+            leaderEpochs.onLogStartMoved(log.logStartOffset());
             return new Result.Retained(log.logStartOffset(), deleted);
         }
         if (command instanceof Reconfigure reconfigure) {
@@ -187,6 +192,7 @@ public final class Partition {
         log.maybeRoll(maxTimestamp);
         // The entry's bytes are shared with Raft's log cache: the log writes a patched copy of the header only.
         log.appendAsNext(append.batch(), leaderEpoch);
+        leaderEpochs.onAppended(leaderEpoch, baseOffset);
         log.maybeFlush(append.appendTimeMs());
         long lastOffset = baseOffset + lastOffsetDelta;
         if (idempotent) {
@@ -236,6 +242,11 @@ public final class Partition {
         return log.offsetForTimestamp(timestampMs);
     }
 
+    /** OffsetForLeaderEpoch's answer for {@code epoch} while {@code currentEpoch} leads; see {@link LeaderEpochs}. */
+    public LeaderEpochs.EndOffset endOffsetForEpoch(int epoch, int currentEpoch) {
+        return leaderEpochs.endOffsetFor(epoch, currentEpoch, highWatermark());
+    }
+
     // ---------------------------------------------------------------- snapshots (apply thread)
 
     /**
@@ -248,7 +259,7 @@ public final class Partition {
         ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
         producers.writeTo(state);
         return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array(),
-                offsets.fetchAll(topic, partition), log.segmentExtents(), topicConfigs);
+                offsets.fetchAll(topic, partition), log.segmentExtents(), topicConfigs, leaderEpochs.toMap());
     }
 
     /**
@@ -263,7 +274,37 @@ public final class Partition {
         log.deleteRecordsBefore(snapshot.logStartOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         restoreTopicConfigs(snapshot);
+        restoreLeaderEpochs(snapshot);
         appliedRaftIndex = raftIndex;
+    }
+
+    /** The epochs as of the snapshot, or, in one from before they were recorded, as the log's batches say. */
+    private void restoreLeaderEpochs(PartitionSnapshot snapshot) {
+        if (snapshot.leaderEpochs() != null) {
+            leaderEpochs.replaceWith(snapshot.leaderEpochs());
+            leaderEpochs.onLogStartMoved(log.logStartOffset());
+            return;
+        }
+        leaderEpochs.clear();
+        long offset = log.logStartOffset();
+        RecordBatch batch = new RecordBatch();
+        try {
+            while (offset < log.logEndOffset()) {
+                LogSlice slice = log.read(offset, EPOCH_SCAN_BYTES, log.logEndOffset());
+                if (slice.isEmpty()) {
+                    break;
+                }
+                ByteBuffer bytes = slice.readBytes();
+                for (int position = bytes.position(); position < bytes.limit(); ) {
+                    batch.wrap(bytes, position);
+                    leaderEpochs.onAppended(batch.partitionLeaderEpoch(), batch.baseOffset());
+                    position += batch.sizeInBytes();
+                }
+                offset = slice.nextOffset();
+            }
+        } catch (java.io.IOException | DecodeException e) {
+            throw new dev.cairn.broker.io.StorageException("reading " + this + "'s leader epochs from its log", e);
+        }
     }
 
     /** The configs as of the snapshot; one without them predates reconfiguration, so the initial ones held. */
@@ -286,12 +327,14 @@ public final class Partition {
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
         restoreTopicConfigs(snapshot);
+        restoreLeaderEpochs(snapshot);
         appliedRaftIndex = raftIndex;
     }
 
     /** Without a snapshot Raft replays from its first entry, so the log restarts empty. */
     public void restoreEmpty() {
         log.truncateTo(0);
+        leaderEpochs.clear();
         reconfigure(initialTopicConfigs);
         appliedRaftIndex = 0;
     }

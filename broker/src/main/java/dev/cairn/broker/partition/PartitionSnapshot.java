@@ -21,7 +21,11 @@ import java.util.TreeMap;
  * applied), or null in snapshots from before version 4, taken when no partition had been reconfigured: the log then
  * follows the configs its topic was created with.
  *
+ * <p>{@code leaderEpochs} maps each leader epoch that appended batches to its first offset ({@link LeaderEpochs}), or
+ * is null in snapshots from before version 5: the partition then rebuilds it from its log's batch headers.
+ *
  * <pre>
+ * version 5: as version 4, then epochCount i32 (-1: none recorded), epochCount x (epoch i32, startOffset i64)
  * version 4: as version 3, then configCount i32, configCount x (name string, value string), names in order
  * version 3: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
  *            offsetCount i32, offsetCount x (group string, offset i64, commitTimeMs i64, leaderEpoch i32,
@@ -33,8 +37,10 @@ import java.util.TreeMap;
  * </pre>
  */
 public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
-        Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments, Map<String, String> topicConfigs) {
-    private static final int FORMAT_VERSION = 4;
+        Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments, Map<String, String> topicConfigs,
+        Map<Integer, Long> leaderEpochs) {
+    private static final int FORMAT_VERSION = 5;
+    private static final int FORMAT_VERSION_WITHOUT_EPOCH_STARTS = 4;
     private static final int FORMAT_VERSION_WITHOUT_CONFIGS = 3;
     private static final int FORMAT_VERSION_WITHOUT_EPOCHS = 2;
     private static final int FORMAT_VERSION_WITHOUT_SEGMENTS = 1;
@@ -45,12 +51,13 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         committedOffsets = new TreeMap<>(committedOffsets);
         segments = List.copyOf(segments);
         topicConfigs = topicConfigs == null ? null : new TreeMap<>(topicConfigs);
+        leaderEpochs = leaderEpochs == null ? null : new TreeMap<>(leaderEpochs);
     }
 
     /** A snapshot without recorded topic configs (as written before version 4). */
     public PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
             Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments) {
-        this(logStartOffset, logEndOffset, producerState, committedOffsets, segments, null);
+        this(logStartOffset, logEndOffset, producerState, committedOffsets, segments, null, null);
     }
 
     public byte[] encode() {
@@ -58,7 +65,8 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         List<byte[]> metadata = new ArrayList<>();
         Map<String, String> configs = topicConfigs == null ? Map.of() : topicConfigs;
         List<byte[]> configStrings = new ArrayList<>();
-        int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16 + 4;
+        Map<Integer, Long> epochs = leaderEpochs == null ? Map.of() : leaderEpochs;
+        int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16 + 4 + 4 + epochs.size() * 12;
         for (Map.Entry<String, String> config : new TreeMap<>(configs).entrySet()) {
             configStrings.add(config.getKey().getBytes(StandardCharsets.UTF_8));
             configStrings.add(config.getValue().getBytes(StandardCharsets.UTF_8));
@@ -96,6 +104,8 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         for (byte[] string : configStrings) {
             out.putInt(string.length).put(string);
         }
+        out.putInt(leaderEpochs == null ? -1 : epochs.size());
+        new TreeMap<>(epochs).forEach((epoch, start) -> out.putInt(epoch).putLong(start));
         return out.array();
     }
 
@@ -129,10 +139,26 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
                 segments.add(new SegmentExtent(in.getLong(), in.getLong()));
             }
             Map<String, String> topicConfigs = version <= FORMAT_VERSION_WITHOUT_CONFIGS ? null : topicConfigs(in);
-            return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments, topicConfigs);
+            Map<Integer, Long> leaderEpochs = version <= FORMAT_VERSION_WITHOUT_EPOCH_STARTS ? null : leaderEpochs(in);
+            return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments, topicConfigs,
+                    leaderEpochs);
         } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
             throw new CommandFormatException("partition snapshot is malformed: " + e);
         }
+    }
+
+    /** Version 5's epoch starts: -1 for none recorded (null). */
+    private static Map<Integer, Long> leaderEpochs(ByteBuffer in) {
+        int count = in.getInt();
+        if (count == -1) {
+            return null;
+        }
+        count(in, count, 12, "leader epochs");
+        Map<Integer, Long> epochs = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            epochs.put(in.getInt(), in.getLong());
+        }
+        return epochs;
     }
 
     /** Version 4's configs: -1 for none recorded (null). */

@@ -33,9 +33,12 @@ class PartitionSnapshotTest {
     @Test
     void roundTripsTheTopicConfigs() {
         PartitionSnapshot withConfigs = new PartitionSnapshot(0, 10, new byte[0], Map.of(), List.of(),
-                Map.of("segment.bytes", "4096", "cleanup.policy", "compact"));
+                Map.of("segment.bytes", "4096", "cleanup.policy", "compact"), Map.of(3, 0L, 7, 10L));
         assertEquals(withConfigs.topicConfigs(),
                 PartitionSnapshot.decode(ByteBuffer.wrap(withConfigs.encode())).topicConfigs());
+        assertEquals(withConfigs.leaderEpochs(),
+                PartitionSnapshot.decode(ByteBuffer.wrap(withConfigs.encode())).leaderEpochs());
+        assertEquals(null, PartitionSnapshot.decode(ByteBuffer.wrap(SNAPSHOT.encode())).leaderEpochs());
         assertEquals(null, PartitionSnapshot.decode(ByteBuffer.wrap(SNAPSHOT.encode())).topicConfigs());
         byte[] bytes = withConfigs.encode();
         for (int length = 0; length < bytes.length; length++) {

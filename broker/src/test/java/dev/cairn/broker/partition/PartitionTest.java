@@ -271,4 +271,38 @@ class PartitionTest {
         assertEquals(segments, segmentFiles(), "the replay rolls where the first run rolled");
         assertArrayEquals(expected, readAll(replayed));
     }
+
+    /**
+     * Leader epochs (KIP-320): recorded as batches are applied, kept in snapshots, rebuilt from the batches' headers
+     * for a snapshot written before they were recorded, and trimmed with the log start.
+     */
+    @Test
+    void leaderEpochsFollowTheLogThroughSnapshotsAndTrimming() {
+        Partition partition = open();
+        for (int i = 1; i <= 12; i++) {
+            partition.apply(i, i <= 4 ? 1 : i <= 8 ? 4 : 6, append(clientBatch(2, -1, (short) -1, -1)));
+        }
+        assertEquals(new LeaderEpochs.EndOffset(1, 8), partition.endOffsetForEpoch(1, 7));
+        assertEquals(new LeaderEpochs.EndOffset(4, 16), partition.endOffsetForEpoch(5, 7));
+        assertEquals(new LeaderEpochs.EndOffset(6, 24), partition.endOffsetForEpoch(6, 7));
+        PartitionSnapshot snapshot = partition.snapshot();
+        assertEquals(Map.of(1, 0L, 4, 8L, 6, 16L), snapshot.leaderEpochs());
+        PartitionSnapshot legacy = new PartitionSnapshot(snapshot.logStartOffset(), snapshot.logEndOffset(),
+                snapshot.producerState(), snapshot.committedOffsets(), snapshot.segments());
+        partition.close();
+
+        for (PartitionSnapshot restoredFrom : List.of(snapshot, legacy)) {
+            Partition reopened = open();
+            reopened.restore(12, restoredFrom);
+            assertEquals(new LeaderEpochs.EndOffset(4, 16), reopened.endOffsetForEpoch(4, 7),
+                    restoredFrom == legacy ? "rebuilt from the log" : "from the snapshot");
+            assertEquals(new LeaderEpochs.EndOffset(1, 8), reopened.endOffsetForEpoch(1, 7));
+            reopened.claimWriter();
+            reopened.apply(13, 7, new Command.DeleteRecords(10));
+            assertEquals(new LeaderEpochs.EndOffset(4, 16), reopened.endOffsetForEpoch(4, 7));
+            assertEquals(new LeaderEpochs.EndOffset(1, 10), reopened.endOffsetForEpoch(1, 7),
+                    "epochs below the log start end where the log now starts");
+            reopened.close();
+        }
+    }
 }
