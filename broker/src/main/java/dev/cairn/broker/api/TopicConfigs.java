@@ -167,6 +167,13 @@ final class TopicConfigs {
                 return COMPRESSION_TYPE_PRODUCER.equals(value) || COMPRESSION_TYPES.containsKey(value)
                         ? Optional.empty() : Optional.of("Invalid value " + value + " for configuration " + name
                         + ": String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
+            case "flush.messages":
+            case "flush.ms":
+                // Accepting them would promise per-topic durability the Raft log does not give: an entry is durable
+                // when the Raft log is fsynced, which is decided per broker.
+                return Optional.of(name + " is set per broker in Cairn, not per topic: set log.flush.interval."
+                        + (name.equals("flush.ms") ? "ms" : "messages") + " on every broker (see Durability in the "
+                        + "README: log.flush.interval.messages=1 answers only after a majority fsynced the write)");
             default:
                 return Optional.of("Unknown topic config name: " + name + " (Cairn accepts "
                         + String.join(", ", NAMES) + ")");

@@ -115,6 +115,8 @@ class AlterConfigsHandlersTest {
     void refusesWhatKafkaRefusesAndChangesNothingThen() {
         assertError(alter(1, false, resource(TOPIC, "orders", op("retention.ms", 0, "1000"),
                 op("min.insync.replicaz", 0, "2"))).get(0), ErrorCode.INVALID_CONFIG, "Unknown topic config name");
+        assertError(alter(1, false, resource(TOPIC, "orders", op("flush.messages", 0, "1"))).get(0),
+                ErrorCode.INVALID_CONFIG, "log.flush.interval.messages on every broker");
         assertError(alter(1, false, resource(TOPIC, "orders", op("segment.bytes", 0, "12"))).get(0),
                 ErrorCode.INVALID_CONFIG, "segment.bytes");
         assertError(alter(1, false, resource(TOPIC, "orders", op("retention.ms", 2, "5"))).get(0),
