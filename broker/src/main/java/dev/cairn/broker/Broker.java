@@ -2,6 +2,8 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.AlterConfigsHandler;
+import dev.cairn.broker.api.BrokerLoggers;
+import dev.cairn.broker.logging.LogbackLevels;
 import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
 import dev.cairn.broker.api.OffsetForLeaderEpochHandler;
 import dev.cairn.broker.config.AuthorizerSettings;
@@ -239,6 +241,31 @@ public final class Broker implements Closeable {
         return new Broker(config, cluster, timers, server, metricsServer);
     }
 
+    /** Logback's levels, for Kafka's BROKER_LOGGER configs. */
+    private static BrokerLoggers logLevels() {
+        return new BrokerLoggers() {
+            @Override
+            public Map<String, String> levels() {
+                return LogbackLevels.levels();
+            }
+
+            @Override
+            public boolean exists(String logger) {
+                return LogbackLevels.exists(logger);
+            }
+
+            @Override
+            public java.util.Optional<String> set(String logger, String level) {
+                return LogbackLevels.set(logger, level);
+            }
+
+            @Override
+            public java.util.Optional<String> unset(String logger) {
+                return LogbackLevels.unset(logger);
+            }
+        };
+    }
+
     private static ListenerSecurity listenerSecurity(BrokerConfig config, RatisCluster cluster) {
         KafkaListener listener = config.kafkaListener();
         AuthorizerSettings acls = AuthorizerSettings.of(config);
@@ -340,9 +367,11 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
         handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, cluster, creator, timer,
                 System::currentTimeMillis));
-        handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(cluster, config));
-        handlers.put(ApiKey.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(cluster));
-        handlers.put(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(cluster));
+        BrokerLoggers loggers = logLevels();
+        handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(cluster, config, loggers));
+        handlers.put(ApiKey.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(cluster, config.nodeId(),
+                loggers));
+        handlers.put(ApiKey.ALTER_CONFIGS, new AlterConfigsHandler(cluster, config.nodeId(), loggers));
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);

@@ -26,8 +26,12 @@ import java.util.concurrent.CompletableFuture;
 public final class AlterConfigsHandler implements RequestHandler {
     private final ConfigAlterations alterations;
 
-    public AlterConfigsHandler(MetadataService metadata) {
-        this.alterations = new ConfigAlterations(metadata);
+    /**
+     * @param nodeId this broker's id (a BROKER_LOGGER resource must name it)
+     * @param loggers this broker's log levels
+     */
+    public AlterConfigsHandler(MetadataService metadata, int nodeId, BrokerLoggers loggers) {
+        this.alterations = new ConfigAlterations(metadata, nodeId, loggers);
     }
 
     @Override

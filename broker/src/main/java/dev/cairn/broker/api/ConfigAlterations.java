@@ -25,8 +25,9 @@ import java.util.concurrent.CompletableFuture;
  * metadata change is committed and applies it to the logs right after; so does Cairn.
  *
  * <p>Broker configs cannot change while a Cairn broker runs: such a resource is answered INVALID_REQUEST naming the
- * way to change them (the configuration file, then a restart), rather than accepted and ignored. Other resource types
- * (broker loggers, client metrics, groups) are answered INVALID_REQUEST as unsupported.
+ * way to change them (the configuration file, then a restart), rather than accepted and ignored. A BROKER_LOGGER
+ * resource (KIP-412) sets or resets this broker's log levels until it stops. Other resource types (client metrics,
+ * groups) are answered INVALID_REQUEST as unsupported.
  */
 final class ConfigAlterations {
     /** Kafka's IncrementalAlterConfigs operations (AlterConfigOp.OpType). */
@@ -34,11 +35,19 @@ final class ConfigAlterations {
     static final byte OP_DELETE = 1;
     static final byte OP_APPEND = 2;
     static final byte OP_SUBTRACT = 3;
+    /** Kafka's log levels (LogLevelConfig.VALID_LOG_LEVELS). */
+    static final List<String> LOG_LEVELS = List.of("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL");
+
+    static final byte RESOURCE_TYPE_BROKER_LOGGER = 8;
 
     private final MetadataService metadata;
+    private final int nodeId;
+    private final BrokerLoggers loggers;
 
-    ConfigAlterations(MetadataService metadata) {
+    ConfigAlterations(MetadataService metadata, int nodeId, BrokerLoggers loggers) {
         this.metadata = metadata;
+        this.nodeId = nodeId;
+        this.loggers = loggers;
     }
 
     /** One requested change; AlterConfigs' changes are all {@link #OP_SET}. */
@@ -68,6 +77,14 @@ final class ConfigAlterations {
                 }
                 return done(ErrorCode.INVALID_REQUEST, "Cairn does not change broker configs while it runs: set "
                         + "them in each broker's configuration file and restart it (rolling, one broker at a time)");
+            case RESOURCE_TYPE_BROKER_LOGGER:
+                if (!session.allowedOnCluster(AclOperation.ALTER_CONFIGS)) {
+                    return done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+                return CompletableFuture.completedFuture(replace
+                        ? new Outcome(ErrorCode.INVALID_REQUEST, "AlterConfigs cannot change BROKER_LOGGER configs; "
+                                + "use IncrementalAlterConfigs")
+                        : alterLoggers(name, changes, validateOnly));
             default:
                 return done(ErrorCode.INVALID_REQUEST, "altering " + DescribeConfigsHandler.resourceTypeName(type)
                         + " configs is not supported; Cairn alters TOPIC configs");
@@ -106,6 +123,47 @@ final class ConfigAlterations {
                         ? new Outcome(rejected.error(), rejected.message())
                         : result instanceof MetadataResult.Ok ? Outcome.OK
                         : new Outcome(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected metadata result " + result));
+    }
+
+    /**
+     * Log levels of this broker (KIP-412), checked as Kafka checks them, all before any changes: the resource names
+     * this broker, loggers exist, levels are valid, the root logger keeps a level, only SET and DELETE apply.
+     */
+    private Outcome alterLoggers(String name, List<Change> changes, boolean validateOnly) {
+        if (!Integer.toString(nodeId).equals(name)) {
+            return new Outcome(ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected " + nodeId
+                    + ", but received " + name);
+        }
+        for (Change change : changes) {
+            String logger = change.name();
+            if (change.operation() != OP_SET && change.operation() != OP_DELETE) {
+                return new Outcome(ErrorCode.INVALID_REQUEST, "operation " + change.operation()
+                        + " is not allowed for the BROKER_LOGGER resource (only SET and DELETE)");
+            }
+            if (!loggers.exists(logger)) {
+                return new Outcome(ErrorCode.INVALID_CONFIG, "Logger " + logger + " does not exist!");
+            }
+            if (change.operation() == OP_DELETE && BrokerLoggers.ROOT.equals(logger)) {
+                return new Outcome(ErrorCode.INVALID_REQUEST, "Removing the log level of the root logger is not "
+                        + "allowed");
+            }
+            if (change.operation() == OP_SET && !LOG_LEVELS.contains(String.valueOf(change.value()))) {
+                return new Outcome(ErrorCode.INVALID_CONFIG, "Cannot set the log level of " + logger + " to "
+                        + change.value() + " as it is not a supported log level. Valid log levels are "
+                        + String.join(", ", LOG_LEVELS));
+            }
+        }
+        if (validateOnly) {
+            return Outcome.OK;
+        }
+        for (Change change : changes) {
+            Optional<String> refused = change.operation() == OP_SET ? loggers.set(change.name(), change.value())
+                    : loggers.unset(change.name());
+            if (refused.isPresent()) {
+                return new Outcome(ErrorCode.INVALID_CONFIG, refused.get());
+            }
+        }
+        return Outcome.OK;
     }
 
     /** Turns one change into a name to set or delete; the refusal, when Kafka would refuse it. */

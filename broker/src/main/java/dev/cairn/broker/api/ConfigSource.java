@@ -8,6 +8,8 @@ package dev.cairn.broker.api;
 enum ConfigSource {
     /** Set on the topic (Kafka calls this DYNAMIC_TOPIC_CONFIG in its Admin API). */
     TOPIC_CONFIG(1),
+    /** A log level set at run time on a BROKER_LOGGER resource (KIP-412), or the level a logger inherits. */
+    DYNAMIC_BROKER_LOGGER_CONFIG(6),
     /** Set in the broker's configuration file or with {@code --set}. */
     STATIC_BROKER_CONFIG(4),
     /** Nobody set it: the built-in default. */

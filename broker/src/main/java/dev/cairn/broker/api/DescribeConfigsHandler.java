@@ -37,7 +37,9 @@ import java.util.concurrent.CompletableFuture;
  *   all belong to the group protocols of KIP-848, KIP-932 and KIP-1071, which Cairn does not serve; its groups are
  *   classic groups, which have no group-level configs in Kafka either. So any group id gets an empty list rather
  *   than values for settings that would change nothing (an empty id is INVALID_REQUEST).</li>
- *   <li>Any other type (BROKER_LOGGER, CLIENT_METRICS) is answered INVALID_REQUEST for that resource.</li>
+ *   <li>BROKER_LOGGER (KIP-412, {@code kafka-configs --entity-type broker-loggers}): this broker's loggers with
+ *   their effective levels; the name must be this node's id.</li>
+ *   <li>Any other type (CLIENT_METRICS) is answered INVALID_REQUEST for that resource.</li>
  * </ul>
  * Configuration keys, when listed, select configs by name; names Cairn does not have are simply absent, as in Kafka.
  * Synonyms, when asked for, list every source of a config's value, the effective one first, as Kafka does. Nothing
@@ -49,14 +51,18 @@ public final class DescribeConfigsHandler implements RequestHandler {
     /** Kafka's resource type ids (ConfigResource.Type). */
     static final byte RESOURCE_TYPE_TOPIC = 2;
     static final byte RESOURCE_TYPE_BROKER = 4;
+    static final byte RESOURCE_TYPE_BROKER_LOGGER = 8;
     static final byte RESOURCE_TYPE_GROUP = 32;
 
     private final MetadataService metadata;
     private final BrokerConfig config;
+    private final BrokerLoggers loggers;
 
-    public DescribeConfigsHandler(MetadataService metadata, BrokerConfig config) {
+    /** @param loggers this broker's log levels, for BROKER_LOGGER resources */
+    public DescribeConfigsHandler(MetadataService metadata, BrokerConfig config, BrokerLoggers loggers) {
         this.metadata = metadata;
         this.config = config;
+        this.loggers = loggers;
     }
 
     /** One source of a config's value. */
@@ -96,7 +102,8 @@ public final class DescribeConfigsHandler implements RequestHandler {
         return switch (resource.get(DescribeConfigsResource.RESOURCE_TYPE)) {
             case RESOURCE_TYPE_TOPIC -> session.allowedOnTopic(AclOperation.DESCRIBE_CONFIGS, name) ? null
                     : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
-            case RESOURCE_TYPE_BROKER -> session.allowedOnCluster(AclOperation.DESCRIBE_CONFIGS) ? null
+            case RESOURCE_TYPE_BROKER, RESOURCE_TYPE_BROKER_LOGGER ->
+                    session.allowedOnCluster(AclOperation.DESCRIBE_CONFIGS) ? null
                     : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
             case RESOURCE_TYPE_GROUP -> session.allowedOnGroup(AclOperation.DESCRIBE_CONFIGS, name) ? null
                     : ErrorCode.GROUP_AUTHORIZATION_FAILED;
@@ -119,13 +126,15 @@ public final class DescribeConfigsHandler implements RequestHandler {
                 return describeTopic(resource, name, wanted, options);
             case RESOURCE_TYPE_BROKER:
                 return describeBroker(resource, name, wanted, options);
+            case RESOURCE_TYPE_BROKER_LOGGER:
+                return describeLoggers(resource, name, wanted, options);
             case RESOURCE_TYPE_GROUP:
                 return name == null || name.isEmpty()
                         ? error(resource, ErrorCode.INVALID_REQUEST, "Group name must not be empty")
                         : ok(resource, List.of());
             default:
                 return error(resource, ErrorCode.INVALID_REQUEST, "resource type " + resourceTypeName(type)
-                        + " is not supported; Cairn describes TOPIC, BROKER and GROUP configs");
+                        + " is not supported; Cairn describes TOPIC, BROKER, BROKER_LOGGER and GROUP configs");
         }
     }
 
@@ -176,6 +185,23 @@ public final class DescribeConfigsHandler implements RequestHandler {
                         options));
             }
         }
+        return ok(resource, configs);
+    }
+
+    /** This broker's loggers and their effective levels (KIP-412); the name must be this broker's id. */
+    private Struct describeLoggers(Struct resource, String name, Set<String> wanted, Options options) {
+        if (!Integer.toString(config.nodeId()).equals(name)) {
+            return error(resource, ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected " + config.nodeId()
+                    + ", but received " + name);
+        }
+        List<Struct> configs = new ArrayList<>();
+        loggers.levels().forEach((logger, level) -> {
+            if (wanted == null || wanted.contains(logger)) {
+                configs.add(entry(logger, false, List.of(new Synonym(logger, level,
+                        ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG)), ConfigType.STRING, "The level of this logger; "
+                        + "IncrementalAlterConfigs sets it until the broker stops", options));
+            }
+        });
         return ok(resource, configs);
     }
 
@@ -237,7 +263,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
         return switch (type) {
             case RESOURCE_TYPE_TOPIC -> "TOPIC";
             case RESOURCE_TYPE_BROKER -> "BROKER";
-            case 8 -> "BROKER_LOGGER";
+            case RESOURCE_TYPE_BROKER_LOGGER -> "BROKER_LOGGER";
             case 16 -> "CLIENT_METRICS";
             case RESOURCE_TYPE_GROUP -> "GROUP";
             default -> "UNKNOWN (" + type + ")";

@@ -34,11 +34,14 @@ class AlterConfigsHandlersTest {
     private static final byte TOPIC = 2;
     private static final byte BROKER = 4;
     private static final byte BROKER_LOGGER = 8;
+    private static final byte CLIENT_METRICS = 16;
 
     private final FakeMetadataService metadata = new FakeMetadataService().withBrokers(1)
             .withTopic("orders", 2, 1, Map.of("retention.ms", "3600000", "max.message.bytes", "100000"));
-    private final IncrementalAlterConfigsHandler incremental = new IncrementalAlterConfigsHandler(metadata);
-    private final AlterConfigsHandler legacy = new AlterConfigsHandler(metadata);
+    private final FakeBrokerLoggers loggers = new FakeBrokerLoggers().with("dev.cairn.broker");
+    private final IncrementalAlterConfigsHandler incremental = new IncrementalAlterConfigsHandler(metadata, 1,
+            loggers);
+    private final AlterConfigsHandler legacy = new AlterConfigsHandler(metadata, 1, loggers);
 
     private static Struct op(String name, int operation, String value) {
         return new Struct(AlterableConfig.SCHEMA).set(AlterableConfig.NAME, name)
@@ -136,9 +139,32 @@ class AlterConfigsHandlersTest {
     @Test
     void brokerConfigsAndOtherTypesAreRefusedWithTheWayToChangeThem() {
         List<Struct> results = alter(1, false, resource(BROKER, "1", op("log.retention.ms", 0, "5")),
-                resource(BROKER_LOGGER, "1", op("dev.cairn", 0, "DEBUG")));
+                resource(CLIENT_METRICS, "all", op("interval.ms", 0, "5")));
         assertError(results.get(0), ErrorCode.INVALID_REQUEST, "configuration file");
         assertError(results.get(1), ErrorCode.INVALID_REQUEST, "not supported");
+    }
+
+    /** KIP-412: this broker's log levels change until it stops; Kafka's checks apply first, all or nothing. */
+    @Test
+    void brokerLoggersSetAndResetLevels() {
+        assertOk(alter(1, false, resource(BROKER_LOGGER, "1", op("dev.cairn.broker", 0, "DEBUG"))).get(0));
+        assertEquals("DEBUG", loggers.levels().get("dev.cairn.broker"));
+        assertOk(alter(1, false, resource(BROKER_LOGGER, "1", op("dev.cairn.broker", 1, null))).get(0));
+        assertEquals("INFO", loggers.levels().get("dev.cairn.broker"), "inherited from root again");
+
+        assertError(alter(1, false, resource(BROKER_LOGGER, "1", op("dev.cairn.broker", 0, "DEBUG"),
+                op("no.such.logger", 0, "DEBUG"))).get(0), ErrorCode.INVALID_CONFIG, "does not exist");
+        assertError(alter(1, false, resource(BROKER_LOGGER, "1", op("dev.cairn.broker", 0, "LOUD"))).get(0),
+                ErrorCode.INVALID_CONFIG, "not a supported log level");
+        assertError(alter(1, false, resource(BROKER_LOGGER, "1", op("root", 1, null))).get(0),
+                ErrorCode.INVALID_REQUEST, "root logger");
+        assertError(alter(1, false, resource(BROKER_LOGGER, "1", op("root", 2, "DEBUG"))).get(0),
+                ErrorCode.INVALID_REQUEST, "not allowed");
+        assertError(alter(1, false, resource(BROKER_LOGGER, "2", op("root", 0, "DEBUG"))).get(0),
+                ErrorCode.INVALID_REQUEST, "Unexpected broker id");
+        assertEquals("INFO", loggers.levels().get("dev.cairn.broker"), "refused requests change nothing");
+        assertOk(alter(1, true, resource(BROKER_LOGGER, "1", op("root", 0, "WARN"))).get(0));
+        assertEquals("INFO", loggers.levels().get("root"), "validate-only changes nothing");
     }
 
     @Test

@@ -53,7 +53,8 @@ class DescribeConfigsHandlerTest {
             .withTopic("plain", 1, 1);
     /** This broker sets log.segment.bytes and leaves every other key at its default. */
     private final BrokerConfig config = BrokerConfig.fromMap(Map.of("log.segment.bytes", SEGMENT_BYTES_SET));
-    private final DescribeConfigsHandler handler = new DescribeConfigsHandler(metadata, config);
+    private final DescribeConfigsHandler handler = new DescribeConfigsHandler(metadata, config,
+            new FakeBrokerLoggers().with("dev.cairn.broker"));
 
     private static Struct resource(byte type, String name, List<String> keys) {
         return new Struct(DescribeConfigsResource.SCHEMA).set(DescribeConfigsResource.RESOURCE_TYPE, type)
@@ -236,13 +237,28 @@ class DescribeConfigsHandlerTest {
         assertError(results.get(1), ErrorCode.INVALID_REQUEST, "must be an integer");
     }
 
+    /** KIP-412: this broker's loggers with their effective levels, by this broker's id only. */
+    @Test
+    void brokerLoggersListEveryLoggerWithItsLevel() {
+        List<Struct> results = describe(4, false, false, resource(BROKER_LOGGER, "1", null),
+                resource(BROKER_LOGGER, "1", List.of("dev.cairn.broker")), resource(BROKER_LOGGER, "2", null));
+
+        Map<String, Struct> all = byName(results.get(0));
+        assertEquals(List.of("dev.cairn.broker", "root"), List.copyOf(all.keySet()));
+        assertEquals("INFO", all.get("root").get(DescribeConfigsResourceResult.VALUE));
+        assertEquals((byte) 6, all.get("root").get(DescribeConfigsResourceResult.CONFIG_SOURCE));
+        assertFalse(all.get("root").get(DescribeConfigsResourceResult.READ_ONLY));
+        assertEquals(List.of("dev.cairn.broker"), List.copyOf(byName(results.get(1)).keySet()));
+        assertError(results.get(2), ErrorCode.INVALID_REQUEST, "Unexpected broker id");
+    }
+
     @Test
     void otherResourceTypesAreInvalidPerResource() {
-        List<Struct> results = describe(4, false, false, resource(BROKER_LOGGER, "1", null),
+        List<Struct> results = describe(4, false, false, resource((byte) 16, "all", null),
                 resource((byte) 99, "x", null), resource(TOPIC, "plain", null));
 
-        assertError(results.get(0), ErrorCode.INVALID_REQUEST, "resource type BROKER_LOGGER is not supported");
-        assertEquals(BROKER_LOGGER, results.get(0).get(DescribeConfigsResult.RESOURCE_TYPE));
+        assertError(results.get(0), ErrorCode.INVALID_REQUEST, "resource type CLIENT_METRICS is not supported");
+        assertEquals((byte) 16, results.get(0).get(DescribeConfigsResult.RESOURCE_TYPE));
         assertError(results.get(1), ErrorCode.INVALID_REQUEST, "99");
         assertEquals(ErrorCode.NONE.code(), results.get(2).get(DescribeConfigsResult.ERROR_CODE));
     }
