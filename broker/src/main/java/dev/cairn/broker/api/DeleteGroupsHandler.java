@@ -36,9 +36,14 @@ public final class DeleteGroupsHandler implements RequestHandler {
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         List<String> names = request.body().get(DeleteGroupsRequest.GROUPS_NAMES);
         List<CompletableFuture<Struct>> results = new ArrayList<>();
+        // One group at a time: finding a group's offsets reads every partition's leader, so a request naming many
+        // groups keeps one group's reads in flight, not groups x partitions of them.
+        CompletableFuture<?> previous = CompletableFuture.completedFuture(null);
         for (String groupId : names) {
             CompletableFuture<ErrorCode> outcome = context.session().allowedOnGroup(AclOperation.DELETE, groupId)
-                    ? delete(groupId) : CompletableFuture.completedFuture(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+                    ? previous.handle((ignored, error) -> null).thenCompose(ignored -> delete(groupId))
+                    : CompletableFuture.completedFuture(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+            previous = outcome;
             results.add(outcome.thenApply(error -> new Struct(DeletableGroupResult.SCHEMA)
                     .set(DeletableGroupResult.GROUP_ID, groupId)
                     .set(DeletableGroupResult.ERROR_CODE, error.code())));

@@ -6,6 +6,7 @@ import dev.cairn.broker.cluster.PartitionState;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
@@ -126,7 +127,8 @@ public final class ElectLeadersHandler implements RequestHandler {
         return transfer.transfer(tp, preferred, timeoutMs).thenApply(moved -> moved
                 ? result(tp.partition(), ErrorCode.NONE, null)
                 : result(tp.partition(), ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, "the leadership transfer to "
-                        + preferred + " did not complete within " + timeoutMs + " ms"));
+                        + preferred + " did not complete within " + timeoutMs + " ms (or too many transfers were "
+                        + "queued: " + Limits.LEADER_TRANSFERS_QUEUED_MAX + " at most)"));
     }
 
     private static CompletableFuture<Struct> done(TopicPartition tp, ErrorCode error, String message) {

@@ -80,6 +80,11 @@ public final class Limits {
      * all in flight together.
      */
     public static final int ALTER_CONFIGS_RESOURCES_MAX = 1_000;
+    /**
+     * Leadership transfers to partitions led on other brokers (ElectLeaders) waiting for the broker's one transfer
+     * thread; more are refused at once (the election answers PREFERRED_LEADER_NOT_AVAILABLE for them).
+     */
+    public static final int LEADER_TRANSFERS_QUEUED_MAX = 10_000;
     /** Configuration keys one DescribeConfigs resource may list. */
     public static final int DESCRIBE_CONFIGS_KEYS_PER_RESOURCE_MAX = 1_000;
 

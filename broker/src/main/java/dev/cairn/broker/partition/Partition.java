@@ -223,6 +223,11 @@ public final class Partition {
         return offsets.fetch(groupId, topic, partition);
     }
 
+    /** The groups with a committed offset for this partition, as last applied here; any thread. */
+    public java.util.Set<String> committedGroups() {
+        return offsets.fetchAll(topic, partition).keySet();
+    }
+
     /** Bytes of the partition's log segments; safe to call from any thread (for metrics). */
     public long logSizeBytes() {
         return log.sizeBytes();

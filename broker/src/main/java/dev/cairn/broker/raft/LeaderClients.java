@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.PartitionGroups;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -57,10 +58,12 @@ final class LeaderClients implements Closeable {
     private final Map<UUID, RaftClient> clients = new ConcurrentHashMap<>();
     /**
      * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
-     * thread; queued ones wait their turn (an election request is rare, and each is bounded by its timeout).
+     * thread; queued ones wait their turn, at most {@link Limits#LEADER_TRANSFERS_QUEUED_MAX} of them (each bounded
+     * by its timeout); past that a transfer is refused at once and reported as not done.
      */
-    private final java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors
-            .newSingleThreadExecutor(runnable -> {
+    private final java.util.concurrent.ExecutorService transfers = new java.util.concurrent.ThreadPoolExecutor(1, 1,
+            0, TimeUnit.MILLISECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(Limits.LEADER_TRANSFERS_QUEUED_MAX), runnable -> {
                 Thread thread = new Thread(runnable, "cairn-leader-transfer");
                 thread.setDaemon(true);
                 return thread;

@@ -111,4 +111,40 @@ class DescribeGroupsHandlerTest {
         }
         return stateByGroup;
     }
+
+    /**
+     * After a restart the coordinator's memory is empty, but committed offsets remain: groups this broker coordinates
+     * that have offsets in its replicas are listed Empty, without a protocol type, as Kafka lists such groups; a
+     * group held in memory is listed once; a group another broker coordinates is left to that broker.
+     */
+    @Test
+    void groupsWithOnlyCommittedOffsetsAreListedEmpty() throws Exception {
+        FakeMetadataService metadata = new FakeMetadataService().withBrokers(1).withTopic("orders", 1, 1);
+        FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
+        dev.cairn.broker.cluster.TopicPartition tp = new dev.cairn.broker.cluster.TopicPartition("orders", 0);
+        var replica = partitions.leadLocally(tp);
+        for (String group : List.of("offsets-only", "stable")) {
+            partitions.apply(tp, new dev.cairn.broker.partition.Command.CommitOffset(group, 5, 3, null, 1L));
+        }
+        JoinResult joined = coordinator.join(new JoinRequest("stable", "", null, "app", "/10.0.0.1", 10_000, 10_000,
+                "consumer", List.of(new Protocol("range", new byte[] {9})), false), 0).join();
+        coordinator.sync("stable", joined.generationId(), joined.memberId(), null,
+                Map.of(joined.memberId(), new byte[] {1}), 0).join();
+
+        Struct response = call(new ListGroupsHandler(coordinator, metadata, () -> List.of(replica)),
+                ApiKey.LIST_GROUPS, 5, new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER,
+                        List.of()).set(ListGroupsRequest.TYPES_FILTER, List.of()));
+        Map<String, String> listed = new HashMap<>();
+        for (Struct group : response.get(ListGroupsResponse.GROUPS)) {
+            listed.put(group.get(ListedGroup.GROUP_ID), group.get(ListedGroup.GROUP_STATE) + "/"
+                    + group.get(ListedGroup.PROTOCOL_TYPE));
+        }
+        assertEquals(Map.of("stable", "Stable/consumer", "offsets-only", "Empty/"), listed);
+
+        metadata.setLocalNodeId(2);
+        Struct elsewhere = call(new ListGroupsHandler(coordinator, metadata, () -> List.of(replica)),
+                ApiKey.LIST_GROUPS, 5, new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER,
+                        List.of("Empty")).set(ListGroupsRequest.TYPES_FILTER, List.of()));
+        assertEquals(List.of(), elsewhere.get(ListGroupsResponse.GROUPS), "broker 1 coordinates offsets-only");
+    }
 }
