@@ -9,8 +9,8 @@ import sys
 import time
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import (AdminClient, ConfigResource, NewPartitions, NewTopic, OffsetSpec,
-                                   ResourceType)
+from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewPartitions,
+                                   NewTopic, OffsetSpec, ResourceType)
 
 bootstrap, prefix = sys.argv[1], sys.argv[2]
 topic = prefix + "-admin"
@@ -52,6 +52,27 @@ check(configs["retention.ms"].value == "3600000", f"retention.ms {configs['reten
 check(configs["compression.type"].value == "zstd", f"compression.type {configs['compression.type'].value}")
 check(configs["segment.bytes"].is_default, "segment.bytes is a default")
 print(f"describe_configs ok: {len(configs)} configs")
+
+# IncrementalAlterConfigs, then the older AlterConfigs, which replaces the topic's whole set.
+resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+    ConfigEntry("retention.ms", "7200000", incremental_operation=AlterConfigOpType.SET),
+    ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.APPEND)])
+result(admin.incremental_alter_configs([resource]))
+configs = list(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)]).values())[0].result(WAIT_S)
+check(configs["retention.ms"].value == "7200000", f"altered retention.ms {configs['retention.ms'].value}")
+check(configs["cleanup.policy"].value == "delete,compact", f"appended cleanup.policy {configs['cleanup.policy'].value}")
+try:
+    result(admin.incremental_alter_configs([ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+        ConfigEntry("no.such.config", "1", incremental_operation=AlterConfigOpType.SET)])]))
+    sys.exit("FAILED: an unknown config was accepted")
+except KafkaException as e:
+    check(e.args[0].name() == "INVALID_CONFIG", f"unknown config: {e}")
+result(admin.alter_configs([ConfigResource(ResourceType.TOPIC, topic,
+                                           set_config={"retention.ms": "3600000", "compression.type": "zstd"})]))
+configs = list(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)]).values())[0].result(WAIT_S)
+check(configs["cleanup.policy"].is_default and configs["retention.ms"].value == "3600000",
+      f"alter_configs replaced the set: cleanup.policy {configs['cleanup.policy'].value}")
+print("incremental_alter_configs and alter_configs ok")
 
 cluster = admin.describe_cluster(request_timeout=WAIT_S).result(WAIT_S)
 check(len(cluster.nodes) >= 1 and cluster.cluster_id, f"describe_cluster {cluster}")
