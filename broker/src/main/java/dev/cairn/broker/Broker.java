@@ -123,16 +123,18 @@ public final class Broker implements Closeable {
     private final RatisCluster cluster;
     private final BrokerTimers timers;
     private final KafkaServer server;
+    private final BrokerMetrics metrics;
     /** The Prometheus endpoint, or null when metrics.port is -1. */
     private final MetricsServer metricsServer;
 
     private Broker(BrokerConfig config, RatisCluster cluster, BrokerTimers timers, KafkaServer server,
-            MetricsServer metricsServer) {
+            MetricsServer metricsServer, BrokerMetrics metrics) {
         this.config = config;
         this.cluster = cluster;
         this.timers = timers;
         this.server = server;
         this.metricsServer = metricsServer;
+        this.metrics = metrics;
     }
 
     public static String version() {
@@ -234,11 +236,12 @@ public final class Broker implements Closeable {
             }
             timers.close();
             cluster.close();
+            metrics.close();
             throw e;
         }
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
-        return new Broker(config, cluster, timers, server, metricsServer);
+        return new Broker(config, cluster, timers, server, metricsServer, metrics);
     }
 
     /** Logback's levels, for Kafka's BROKER_LOGGER configs. */
@@ -458,6 +461,7 @@ public final class Broker implements Closeable {
         server.close();
         timers.close();
         cluster.close();
+        metrics.close();
         LOG.info("Cairn node {} stopped", config.nodeId());
     }
 }

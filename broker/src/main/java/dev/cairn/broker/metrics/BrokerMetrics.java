@@ -3,6 +3,13 @@ package dev.cairn.broker.metrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -21,10 +28,27 @@ public final class BrokerMetrics {
     /** Micrometer holds gauge and function-counter sources weakly; these strong references keep them alive. */
     private final List<LongSupplier> sources = new CopyOnWriteArrayList<>();
 
+    /** Listens to the JVM's collections; closed with the broker. */
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+
     public BrokerMetrics() {
         raftCommitLatency = Timer.builder("cairn.raft.commit.latency")
                 .description("Time from submitting a command to a partition's Raft group to its commit and apply")
                 .register(registry);
+        // The JVM as operators watch it: heap and direct buffers (jvm_memory_*, jvm_buffer_*), collections
+        // (jvm_gc_*), threads, classes, CPU and uptime, open file descriptors.
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
+    /** Stops listening to the JVM's collections. */
+    public void close() {
+        gcMetrics.close();
     }
 
     /** A value read at scrape time, e.g. open connections. */

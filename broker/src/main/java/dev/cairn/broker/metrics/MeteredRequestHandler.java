@@ -21,10 +21,12 @@ import java.util.concurrent.TimeUnit;
 public final class MeteredRequestHandler implements RequestHandler {
     private final RequestHandler delegate;
     private final Map<ApiKey, Counter> requests = new EnumMap<>(ApiKey.class);
+    private final ResponseMeters responses;
     private final Map<ApiKey, Timer> latencies = new EnumMap<>(ApiKey.class);
 
     public MeteredRequestHandler(RequestHandler delegate, BrokerMetrics metrics) {
         this.delegate = delegate;
+        this.responses = new ResponseMeters(metrics.registry());
         for (ApiKey api : ApiKey.values()) {
             requests.put(api, Counter.builder("cairn.requests").description("Requests received, by API")
                     .tag("api", api.apiName()).register(metrics.registry()));
@@ -41,8 +43,12 @@ public final class MeteredRequestHandler implements RequestHandler {
         long startNs = System.nanoTime();
         Timer latency = latencies.get(api);
         CompletableFuture<Struct> response = delegate.handle(context, request);
-        response.whenComplete((body, error) -> latency.record(System.nanoTime() - startNs,
-                TimeUnit.NANOSECONDS));
+        response.whenComplete((body, error) -> {
+            latency.record(System.nanoTime() - startNs, TimeUnit.NANOSECONDS);
+            if (error == null) {
+                responses.record(api, request.body(), body);
+            }
+        });
         return response;
     }
 }

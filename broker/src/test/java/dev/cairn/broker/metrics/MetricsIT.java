@@ -74,6 +74,12 @@ class MetricsIT {
             assertTrue(value(after, "cairn_log_size_bytes") > RECORDS * 10, after);
             assertEquals(2.0, value(after, "cairn_log_segments"), after);
             assertEquals(0.0, value(after, "cairn_consumer_groups"), after);
+            // Per topic (each record was sent alone, so one record per produced batch), and the JVM's meters.
+            assertEquals(RECORDS, value(after, "cairn_topic_records_in_total{topic=\"" + TOPIC + "\"}"), after);
+            assertTrue(value(after, "cairn_topic_bytes_in_total{topic=\"" + TOPIC + "\"}") > RECORDS * 10, after);
+            assertTrue(value(after, "jvm_threads_live_threads") > 0, after);
+            assertTrue(after.contains("jvm_memory_used_bytes{area=\"heap\""), after);
+            assertTrue(after.contains("jvm_buffer_memory_used_bytes{id=\"direct\"}"), after);
 
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(broker.bootstrap()))) {
                 consumer.subscribe(List.of(TOPIC));
