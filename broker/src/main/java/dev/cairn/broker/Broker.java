@@ -58,6 +58,7 @@ import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.config.HostPort;
 import dev.cairn.broker.config.RaftTlsSettings;
 import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.group.GroupConfig;
@@ -83,6 +84,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,20 +198,23 @@ public final class Broker implements Closeable {
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
                     handlers(config, cluster, timers.requests(), clusterId, groups, metrics), metrics);
+            List<KafkaServer.Endpoint> endpoints = new ArrayList<>();
+            for (KafkaListener listener : config.kafkaListeners()) {
+                endpoints.add(new KafkaServer.Endpoint(listener.address().host(), listener.address().port(),
+                        listenerSecurity(config, listener, cluster)));
+            }
             try {
-                server = KafkaServer.start(config.listener().host(), config.listener().port(), handler,
-                        config.socketRequestMaxBytes(), config.maxConnections(),
-                        Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes(),
-                        listenerSecurity(config, cluster));
+                server = KafkaServer.start(endpoints, handler, config.socketRequestMaxBytes(), config.maxConnections(),
+                        Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes());
             } catch (Exception e) {
                 // Netty rethrows the bind failure as it came, a checked IOException included.
-                throw AddressInUse.named(e, "listeners", config.listener().toString());
+                throw AddressInUse.named(e, "listeners", config.text(BrokerConfig.LISTENERS));
             }
             registerGauges(metrics, config, cluster, groups, server);
             if (config.metricsPort() >= 0) {
                 metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);
             }
-            register(cluster, config, server.port());
+            register(cluster, config, server);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             maintenance.scheduleWithFixedDelay(() -> cluster.syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
@@ -269,12 +274,13 @@ public final class Broker implements Closeable {
         };
     }
 
-    private static ListenerSecurity listenerSecurity(BrokerConfig config, RatisCluster cluster) {
-        KafkaListener listener = config.kafkaListener();
+    private static ListenerSecurity listenerSecurity(BrokerConfig config, KafkaListener listener,
+            RatisCluster cluster) {
         AuthorizerSettings acls = AuthorizerSettings.of(config);
         AccessControl access = new AccessControl(acls.enabled(), acls.superUsers(), acls.allowEveryoneIfNoAclFound(),
                 () -> cluster.image().acls());
-        return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config) : null, access);
+        return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config, listener) : null,
+                access);
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */
@@ -355,7 +361,10 @@ public final class Broker implements Closeable {
                 System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
-        handlers.put(ApiKey.SASL_HANDSHAKE, new SaslHandshakeHandler(saslMechanisms(config, cluster)));
+        Map<String, SaslMechanisms> sasl = saslMechanisms(config, cluster);
+        SaslMechanisms firstListener = sasl.get(config.kafkaListener().name());
+        handlers.put(ApiKey.SASL_HANDSHAKE, new SaslHandshakeHandler(
+                listener -> listener == null ? firstListener : sasl.getOrDefault(listener, firstListener)));
         handlers.put(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateHandler(
                 SecurityKeys.CONNECTIONS_MAX_REAUTH_MS.parse(config.text(SecurityKeys.CONNECTIONS_MAX_REAUTH_MS)),
                 System::nanoTime));
@@ -380,31 +389,45 @@ public final class Broker implements Closeable {
         return new ApiDispatcher(handlers);
     }
 
-    /** The SASL mechanisms of the listener (none when it has no SASL): PLAIN users from its JAAS text. */
-    private static SaslMechanisms saslMechanisms(BrokerConfig config, RatisCluster cluster) {
-        if (!config.kafkaListener().protocol().sasl()) {
-            return new SaslMechanisms(List.of(), Map.of(), () -> cluster.image().scramCredentials());
+    /** The SASL mechanisms of each listener, by name (none on a listener without SASL): PLAIN users from its JAAS. */
+    private static Map<String, SaslMechanisms> saslMechanisms(BrokerConfig config, RatisCluster cluster) {
+        Map<String, SaslMechanisms> byListener = new java.util.HashMap<>();
+        for (KafkaListener listener : config.kafkaListeners()) {
+            if (!listener.protocol().sasl()) {
+                byListener.put(listener.name(), new SaslMechanisms(List.of(), Map.of(),
+                        () -> cluster.image().scramCredentials()));
+                continue;
+            }
+            SaslSettings sasl = SaslSettings.of(config, listener);
+            Map<String, String> plainUsers;
+            try {
+                plainUsers = sasl.plainJaasConfig() == null ? Map.of()
+                        : JaasPlainUsers.parse(sasl.plainJaasConfig());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(SecurityKeys.jaasKey(listener.name(), "PLAIN") + ": " + e.getMessage());
+            }
+            byListener.put(listener.name(), new SaslMechanisms(sasl.mechanisms(), plainUsers,
+                    () -> cluster.image().scramCredentials()));
         }
-        SaslSettings sasl = SaslSettings.of(config);
-        Map<String, String> plainUsers;
-        try {
-            plainUsers = sasl.plainJaasConfig() == null ? Map.of() : JaasPlainUsers.parse(sasl.plainJaasConfig());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(SecurityKeys.jaasKey(config.kafkaListener().name(), "PLAIN") + ": "
-                    + e.getMessage());
-        }
-        return new SaslMechanisms(sasl.mechanisms(), plainUsers, () -> cluster.image().scramCredentials());
+        return byListener;
     }
 
     /**
-     * Announces this broker's Kafka endpoint through the metadata group, retrying until a leader accepts it. An
-     * advertised port of 0 (the listener picked a free port) is replaced by the port actually bound.
+     * Announces this broker's Kafka endpoints (one per listener) through the metadata group, retrying until a leader
+     * accepts it. An advertised port of 0 (the listener picked a free port) is replaced by the port actually bound.
      */
-    private static void register(RatisCluster cluster, BrokerConfig config, int boundPort)
+    private static void register(RatisCluster cluster, BrokerConfig config, KafkaServer server)
             throws InterruptedException {
-        int advertisedPort = config.advertisedListener().port() == 0 ? boundPort : config.advertisedListener().port();
-        BrokerInfo self = new BrokerInfo(config.nodeId(), config.advertisedListener().host(), advertisedPort,
-                config.raftListener().toString());
+        List<KafkaListener> listeners = config.kafkaListeners();
+        Map<String, HostPort> advertised = config.advertisedListeners();
+        List<BrokerInfo.Endpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < listeners.size(); i++) {
+            HostPort address = advertised.get(listeners.get(i).name());
+            endpoints.add(new BrokerInfo.Endpoint(listeners.get(i).name(), address.host(),
+                    address.port() == 0 ? server.port(i) : address.port()));
+        }
+        BrokerInfo self = new BrokerInfo(config.nodeId(), endpoints.get(0).host(), endpoints.get(0).port(),
+                config.raftListener().toString(), endpoints);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTRATION_WAIT_MS_MAX);
         MetadataResult result = null;
         while (System.nanoTime() < deadline) {
@@ -442,9 +465,20 @@ public final class Broker implements Closeable {
                 .orElse(OptionalLong.empty());
     }
 
-    /** The Kafka listener's bound port (useful when configured as 0). */
+    /** The first Kafka listener's bound port (useful when configured as 0). */
     public int kafkaPort() {
         return server.port();
+    }
+
+    /** The bound port of the Kafka listener named {@code listenerName}. */
+    public int kafkaPort(String listenerName) {
+        List<KafkaListener> listeners = config.kafkaListeners();
+        for (int i = 0; i < listeners.size(); i++) {
+            if (listeners.get(i).name().equalsIgnoreCase(listenerName)) {
+                return server.port(i);
+            }
+        }
+        throw new IllegalArgumentException("no listener named " + listenerName);
     }
 
     /** The metrics endpoint's bound port, or -1 when metrics.port is -1. */

@@ -39,21 +39,24 @@ public final class ConnectionSession {
     private final AccessControl access;
     private final String host;
     private final boolean saslListener;
+    /** The name of the listener the connection came in on (Kafka's listener name), or null when there is one. */
+    private final String listenerName;
     /** When the SASL session ends (System.nanoTime), or {@link Long#MAX_VALUE}: connections.max.reauth.ms. */
     private volatile long sessionEndNanos = Long.MAX_VALUE;
     /** The user of the first login; a re-authentication (KIP-368) must keep it. */
     private volatile String saslUser;
 
-    private ConnectionSession(Stage stage, AccessControl access, String host) {
+    private ConnectionSession(Stage stage, AccessControl access, String host, String listenerName) {
         this.stage = stage;
         this.access = access;
         this.host = host;
+        this.listenerName = listenerName;
         this.saslListener = stage == Stage.HANDSHAKE;
     }
 
     /** A connection with nothing to log in to and no ACLs (tests, and brokers without security). */
     public static ConnectionSession plaintext() {
-        return new ConnectionSession(Stage.DONE, AccessControl.OPEN, "*");
+        return new ConnectionSession(Stage.DONE, AccessControl.OPEN, "*", null);
     }
 
     /**
@@ -61,7 +64,20 @@ public final class ConnectionSession {
      * on a SASL listener it may send nothing but ApiVersions and SASL until it logs in.
      */
     public static ConnectionSession of(boolean saslRequired, AccessControl access, String host) {
-        return new ConnectionSession(saslRequired ? Stage.HANDSHAKE : Stage.DONE, access, host);
+        return of(saslRequired, access, host, null);
+    }
+
+    /** As {@link #of(boolean, AccessControl, String)}, on the listener named {@code listenerName}. */
+    public static ConnectionSession of(boolean saslRequired, AccessControl access, String host, String listenerName) {
+        return new ConnectionSession(saslRequired ? Stage.HANDSHAKE : Stage.DONE, access, host, listenerName);
+    }
+
+    /**
+     * The listener the connection came in on: Metadata and FindCoordinator answer with the brokers' endpoints of
+     * that listener, as Kafka does. Null on a broker with one listener, whose one endpoint every answer names.
+     */
+    public String listenerName() {
+        return listenerName;
     }
 
     /** A connection on a SASL listener without ACLs. */

@@ -43,12 +43,14 @@ public final class DescribeClusterHandler implements RequestHandler {
         }
         List<Struct> brokers = new ArrayList<>();
         // Live brokers only, as Kafka lists unfenced ones (see MetadataHandler#brokers).
+        // Each with its endpoint of the request's listener; a broker without that listener is left out.
         for (BrokerInfo broker : metadata.image().liveBrokers().values()) {
-            brokers.add(new Struct(DescribeClusterBroker.SCHEMA)
-                    .set(DescribeClusterBroker.BROKER_ID, broker.nodeId())
-                    .set(DescribeClusterBroker.HOST, broker.host())
-                    .set(DescribeClusterBroker.PORT, broker.port())
-                    .set(DescribeClusterBroker.RACK, null));
+            broker.endpoint(context.session().listenerName()).ifPresent(endpoint -> brokers.add(
+                    new Struct(DescribeClusterBroker.SCHEMA)
+                            .set(DescribeClusterBroker.BROKER_ID, broker.nodeId())
+                            .set(DescribeClusterBroker.HOST, endpoint.host())
+                            .set(DescribeClusterBroker.PORT, endpoint.port())
+                            .set(DescribeClusterBroker.RACK, null)));
         }
         return CompletableFuture.completedFuture(new Struct(DescribeClusterResponse.SCHEMA)
                 .set(DescribeClusterResponse.THROTTLE_TIME_MS, 0)

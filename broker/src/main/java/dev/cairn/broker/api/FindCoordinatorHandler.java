@@ -66,16 +66,27 @@ public final class FindCoordinatorHandler implements RequestHandler {
             // No broker has registered yet (start-up): retriable, the client asks again.
             return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no broker is registered yet", null);
         }
-        return answer(ErrorCode.NONE, null, coordinator);
+        if (coordinator.endpoint(context.session().listenerName()).isEmpty()) {
+            return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the coordinator, broker " + coordinator.nodeId()
+                    + ", has no listener named " + context.session().listenerName(), null);
+        }
+        return answer(ErrorCode.NONE, null, coordinator.endpoint(context.session().listenerName()).get(),
+                coordinator.nodeId());
     }
 
-    private static CompletableFuture<Struct> answer(ErrorCode error, String message, BrokerInfo coordinator) {
+    private static CompletableFuture<Struct> answer(ErrorCode error, String message, BrokerInfo.Endpoint endpoint) {
+        return answer(error, message, endpoint, NO_NODE_ID);
+    }
+
+    /** The answer naming the coordinator's endpoint on the request's listener (none: no coordinator). */
+    private static CompletableFuture<Struct> answer(ErrorCode error, String message, BrokerInfo.Endpoint endpoint,
+            int nodeId) {
         return CompletableFuture.completedFuture(new Struct(FindCoordinatorResponse.SCHEMA)
                 .set(FindCoordinatorResponse.THROTTLE_TIME_MS, 0)
                 .set(FindCoordinatorResponse.ERROR_CODE, error.code())
                 .set(FindCoordinatorResponse.ERROR_MESSAGE, message)
-                .set(FindCoordinatorResponse.NODE_ID, coordinator == null ? NO_NODE_ID : coordinator.nodeId())
-                .set(FindCoordinatorResponse.HOST, coordinator == null ? "" : coordinator.host())
-                .set(FindCoordinatorResponse.PORT, coordinator == null ? NO_PORT : coordinator.port()));
+                .set(FindCoordinatorResponse.NODE_ID, endpoint == null ? NO_NODE_ID : nodeId)
+                .set(FindCoordinatorResponse.HOST, endpoint == null ? "" : endpoint.host())
+                .set(FindCoordinatorResponse.PORT, endpoint == null ? NO_PORT : endpoint.port()));
     }
 }

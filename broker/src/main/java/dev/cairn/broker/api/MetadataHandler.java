@@ -140,7 +140,7 @@ public final class MetadataHandler implements RequestHandler {
     private Struct answer(Struct body, ConnectionSession session, MetadataImage image, List<Struct> topics) {
         return new Struct(MetadataResponse.SCHEMA)
                 .set(MetadataResponse.THROTTLE_TIME_MS, 0)
-                .set(MetadataResponse.BROKERS, brokers(image))
+                .set(MetadataResponse.BROKERS, brokers(image, session.listenerName()))
                 .set(MetadataResponse.CLUSTER_ID, clusterId)
                 .set(MetadataResponse.CONTROLLER_ID, controllerIdOrSelf(metadata))
                 .set(MetadataResponse.TOPICS, topics)
@@ -182,16 +182,17 @@ public final class MetadataHandler implements RequestHandler {
     /**
      * The live brokers, as Kafka lists only unfenced ones: a broker the metadata leader has not heard from within
      * broker.session.timeout.ms is left out (it used to be listed for minutes after a kill -9). Partitions still
-     * name it among their replicas.
+     * name it among their replicas. Each broker is listed with its endpoint of the listener the request came in on,
+     * as in Kafka; a broker without a listener of that name is left out.
      */
-    private static List<Struct> brokers(MetadataImage image) {
+    private static List<Struct> brokers(MetadataImage image, String listenerName) {
         List<Struct> brokers = new ArrayList<>();
         for (BrokerInfo broker : image.liveBrokers().values()) {
-            brokers.add(new Struct(MetadataResponseBroker.SCHEMA)
+            broker.endpoint(listenerName).ifPresent(endpoint -> brokers.add(new Struct(MetadataResponseBroker.SCHEMA)
                     .set(MetadataResponseBroker.NODE_ID, broker.nodeId())
-                    .set(MetadataResponseBroker.HOST, broker.host())
-                    .set(MetadataResponseBroker.PORT, broker.port())
-                    .set(MetadataResponseBroker.RACK, null));
+                    .set(MetadataResponseBroker.HOST, endpoint.host())
+                    .set(MetadataResponseBroker.PORT, endpoint.port())
+                    .set(MetadataResponseBroker.RACK, null)));
         }
         return brokers;
     }

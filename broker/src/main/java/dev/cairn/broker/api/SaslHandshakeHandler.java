@@ -16,29 +16,36 @@ import java.util.concurrent.CompletableFuture;
  * lifetime); on a listener without SASL, or in the middle of a login, the answer is ILLEGAL_SASL_STATE.
  */
 public final class SaslHandshakeHandler implements RequestHandler {
-    private final SaslMechanisms mechanisms;
+    private final java.util.function.Function<String, SaslMechanisms> byListener;
 
+    /** The same mechanisms on every listener. */
     public SaslHandshakeHandler(SaslMechanisms mechanisms) {
-        this.mechanisms = mechanisms;
+        this(listener -> mechanisms);
+    }
+
+    /** @param byListener the mechanisms of each listener, by its name (the connection's listener name) */
+    public SaslHandshakeHandler(java.util.function.Function<String, SaslMechanisms> byListener) {
+        this.byListener = byListener;
     }
 
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         ConnectionSession session = context.session();
         if (!session.mayStartSasl()) {
-            return answer(ErrorCode.ILLEGAL_SASL_STATE);
+            return answer(ErrorCode.ILLEGAL_SASL_STATE, byListener.apply(session.listenerName()));
         }
+        SaslMechanisms mechanisms = byListener.apply(session.listenerName());
         String mechanism = request.body().get(SaslHandshakeRequest.MECHANISM);
         Optional<dev.cairn.broker.security.SaslMechanismServer> exchange = mechanisms.start(mechanism);
         if (exchange.isEmpty()) {
             session.failed();
-            return answer(ErrorCode.UNSUPPORTED_SASL_MECHANISM);
+            return answer(ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms);
         }
         session.startSasl(exchange.get());
-        return answer(ErrorCode.NONE);
+        return answer(ErrorCode.NONE, mechanisms);
     }
 
-    private CompletableFuture<Struct> answer(ErrorCode error) {
+    private static CompletableFuture<Struct> answer(ErrorCode error, SaslMechanisms mechanisms) {
         return CompletableFuture.completedFuture(new Struct(SaslHandshakeResponse.SCHEMA)
                 .set(SaslHandshakeResponse.ERROR_CODE, error.code())
                 .set(SaslHandshakeResponse.MECHANISMS, List.copyOf(mechanisms.enabled())));

@@ -39,6 +39,8 @@ public final class MetadataCodec {
     private static final byte ALTER_SCRAM_CREDENTIALS = 9;
     private static final byte ALTER_ACLS = 10;
     private static final byte ALTER_TOPIC_CONFIGS = 11;
+    /** RegisterBroker with the broker's listeners; type 1, without them, is still read. */
+    private static final byte REGISTER_BROKER_WITH_LISTENERS = 12;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -50,9 +52,13 @@ public final class MetadataCodec {
 
     public static byte[] encode(MetadataCommand command) {
         return write(out -> {
-            if (command instanceof RegisterBroker r) {
+            if (command instanceof RegisterBroker r && r.broker().endpoints().isEmpty()) {
                 out.writeByte(REGISTER_BROKER);
                 writeBroker(out, r.broker());
+            } else if (command instanceof RegisterBroker r) {
+                out.writeByte(REGISTER_BROKER_WITH_LISTENERS);
+                writeBroker(out, r.broker());
+                writeEndpoints(out, r.broker().endpoints());
             } else if (command instanceof CreateTopic c) {
                 out.writeByte(CREATE_TOPIC);
                 writeTopic(out, c.topic());
@@ -122,6 +128,8 @@ public final class MetadataCodec {
             byte type = in.readByte();
             return switch (type) {
                 case REGISTER_BROKER -> new RegisterBroker(readBroker(in));
+                case REGISTER_BROKER_WITH_LISTENERS -> new RegisterBroker(withEndpoints(readBroker(in),
+                        readEndpoints(in)));
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
@@ -283,6 +291,12 @@ public final class MetadataCodec {
             }
             // And then ACL bindings; older snapshots end before them (none).
             writeBlobs(out, image.acls().encoded());
+            // And then each broker's listeners; older snapshots end before them (brokers without listeners).
+            out.writeInt(image.brokers().size());
+            for (BrokerInfo broker : image.brokers().values()) {
+                out.writeInt(broker.nodeId());
+                writeEndpoints(out, broker.endpoints());
+            }
         });
     }
 
@@ -317,6 +331,15 @@ public final class MetadataCodec {
             }
             ScramCredentials credentials = ScramCredentials.of(entries);
             AclStore acls = in.available() > 0 ? AclStore.of(readBlobs(in)) : AclStore.EMPTY;
+            int listedBrokers = in.available() > 0 ? readCount(in) : 0;
+            for (int i = 0; i < listedBrokers; i++) {
+                int nodeId = in.readInt();
+                List<BrokerInfo.Endpoint> endpoints = readEndpoints(in);
+                BrokerInfo broker = brokers.get(nodeId);
+                if (broker != null) {
+                    brokers.put(nodeId, withEndpoints(broker, endpoints));
+                }
+            }
             return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
                     .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
                     .withAcls(appliedRaftIndex, acls);
@@ -371,6 +394,28 @@ public final class MetadataCodec {
         out.writeUTF(broker.host());
         out.writeInt(broker.port());
         out.writeUTF(broker.raftAddress());
+    }
+
+    private static void writeEndpoints(DataOutputStream out, List<BrokerInfo.Endpoint> endpoints) throws IOException {
+        out.writeInt(endpoints.size());
+        for (BrokerInfo.Endpoint endpoint : endpoints) {
+            out.writeUTF(endpoint.listener());
+            out.writeUTF(endpoint.host());
+            out.writeInt(endpoint.port());
+        }
+    }
+
+    private static List<BrokerInfo.Endpoint> readEndpoints(DataInputStream in) throws IOException {
+        int count = readCount(in);
+        List<BrokerInfo.Endpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            endpoints.add(new BrokerInfo.Endpoint(in.readUTF(), in.readUTF(), in.readInt()));
+        }
+        return endpoints;
+    }
+
+    private static BrokerInfo withEndpoints(BrokerInfo broker, List<BrokerInfo.Endpoint> endpoints) {
+        return new BrokerInfo(broker.nodeId(), broker.host(), broker.port(), broker.raftAddress(), endpoints);
     }
 
     private static BrokerInfo readBroker(DataInputStream in) throws IOException {

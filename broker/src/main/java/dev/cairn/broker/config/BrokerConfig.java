@@ -56,10 +56,11 @@ public record BrokerConfig(
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
             "This broker's id; unique in the cluster and present in raft.voters.");
     public static final ConfigKey<String> LISTENERS = stringKey("listeners", "127.0.0.1:9092",
-            "Kafka listener, host:port or NAME://host:port (NAME in listener.security.protocol.map: PLAINTEXT, SSL, "
-            + "SASL_PLAINTEXT, SASL_SSL by default). One per broker.");
+            "Kafka listeners, host:port or NAME://host:port,... (NAME in listener.security.protocol.map: PLAINTEXT, "
+            + "SSL, SASL_PLAINTEXT, SASL_SSL by default); distinct names and ports.");
     public static final ConfigKey<String> ADVERTISED_LISTENERS = stringKey("advertised.listeners", "",
-            "Address clients are told to use; empty means the listener's.");
+            "Addresses clients are told to use, NAME://host:port,... by listener name; a listener not named "
+            + "advertises its own address.");
     public static final ConfigKey<String> RAFT_LISTENER = stringKey("raft.listener", "127.0.0.1:9093",
             "Raft (gRPC) listener for broker-to-broker traffic.");
     public static final ConfigKey<String> RAFT_VOTERS = stringKey("raft.voters", "",
@@ -162,9 +163,19 @@ public record BrokerConfig(
         explicitText = Map.copyOf(explicitText);
     }
 
-    /** The Kafka listener: its name, security protocol and address. */
+    /** The first Kafka listener: its name, security protocol and address (Cairn's own tools connect to it). */
     public KafkaListener kafkaListener() {
-        return KafkaListener.parse(text(LISTENERS), text(SecurityKeys.LISTENER_SECURITY_PROTOCOL_MAP));
+        return kafkaListeners().get(0);
+    }
+
+    /** Every Kafka listener, in the order {@code listeners} gives them. */
+    public List<KafkaListener> kafkaListeners() {
+        return KafkaListener.parseAll(text(LISTENERS), text(SecurityKeys.LISTENER_SECURITY_PROTOCOL_MAP));
+    }
+
+    /** The address each listener advertises to clients, by listener name. */
+    public Map<String, HostPort> advertisedListeners() {
+        return KafkaListener.advertised(kafkaListeners(), text(ADVERTISED_LISTENERS));
     }
 
     /** The text of a key outside {@link #KEYS} (a listener's JAAS key), or null when it was not set. */
@@ -235,16 +246,18 @@ public record BrokerConfig(
             text.put(key.name(), values.getOrDefault(key.name(), key.defaultText()));
         }
         int nodeId = NODE_ID.parse(text.get(NODE_ID.name()));
-        KafkaListener kafkaListener = KafkaListener.parse(LISTENERS.parse(text.get(LISTENERS.name())),
+        List<KafkaListener> kafkaListeners = KafkaListener.parseAll(LISTENERS.parse(text.get(LISTENERS.name())),
                 text.get(SecurityKeys.LISTENER_SECURITY_PROTOCOL_MAP.name()));
+        KafkaListener kafkaListener = kafkaListeners.get(0);
         HostPort listener = kafkaListener.address();
-        String advertised = ADVERTISED_LISTENERS.parse(text.get(ADVERTISED_LISTENERS.name()));
+        Map<String, HostPort> advertised = KafkaListener.advertised(kafkaListeners,
+                ADVERTISED_LISTENERS.parse(text.get(ADVERTISED_LISTENERS.name())));
         HostPort raftListener = HostPort.parse(RAFT_LISTENER.parse(text.get(RAFT_LISTENER.name())));
         String voters = RAFT_VOTERS.parse(text.get(RAFT_VOTERS.name()));
         BrokerConfig config = new BrokerConfig(
                 nodeId,
                 listener,
-                advertised.isBlank() ? listener : kafkaListener.advertised(advertised),
+                advertised.get(kafkaListener.name()),
                 raftListener,
                 voters.isBlank() ? List.of(new RaftVoter(nodeId, raftListener)) : RaftVoter.parseList(voters),
                 Path.of(LOG_DIRS.parse(text.get(LOG_DIRS.name()))),
@@ -275,11 +288,13 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
-        if (config.kafkaListener().protocol().tls()) {
-            TlsSettings.of(config);
-        }
-        if (config.kafkaListener().protocol().sasl()) {
-            SaslSettings.of(config);
+        for (KafkaListener each : kafkaListeners) {
+            if (each.protocol().tls()) {
+                TlsSettings.of(config, each);
+            }
+            if (each.protocol().sasl()) {
+                SaslSettings.of(config, each);
+            }
         }
         config.raftSnapshotIntervalBytes();
         if (config.queuedMaxRequestBytes() == 0) {
@@ -330,12 +345,17 @@ public record BrokerConfig(
                     + "message.max.bytes=" + messageMaxBytes + " plus " + Limits.REQUEST_OVERHEAD_BYTES
                     + " bytes of request overhead");
         }
-        if (listener.port() != 0 && listener.equals(raftListener)) {
-            problems.add("listeners=" + listener + " and raft.listener=" + raftListener + " are the same address");
+        for (KafkaListener each : kafkaListeners()) {
+            HostPort address = each.address();
+            if (address.port() != 0 && address.equals(raftListener)) {
+                problems.add("listeners=" + each + " and raft.listener=" + raftListener + " are the same address");
+            }
+            if (metricsPort > 0 && metricsPort == address.port()) {
+                problems.add("metrics.port=" + metricsPort + " is also the port of listeners=" + each);
+            }
         }
-        if (metricsPort > 0 && (metricsPort == listener.port() || metricsPort == raftListener.port())) {
-            problems.add("metrics.port=" + metricsPort + " is also the port of listeners=" + listener
-                    + " or raft.listener=" + raftListener);
+        if (metricsPort > 0 && metricsPort == raftListener.port()) {
+            problems.add("metrics.port=" + metricsPort + " is also the port of raft.listener=" + raftListener);
         }
         if (groupMinSessionTimeoutMs > groupMaxSessionTimeoutMs) {
             problems.add("group.min.session.timeout.ms=" + groupMinSessionTimeoutMs

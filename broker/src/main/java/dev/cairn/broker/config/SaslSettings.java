@@ -14,20 +14,26 @@ public record SaslSettings(List<String> mechanisms, String plainJaasConfig) {
     /** The mechanisms Cairn serves. */
     public static final List<String> SUPPORTED = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
 
+    /** The SASL settings of the first listener. */
     public static SaslSettings of(BrokerConfig config) {
+        return of(config, config.kafkaListener());
+    }
+
+    /** The SASL settings of {@code listener}: the broker's mechanisms, and the listener's own PLAIN users. */
+    public static SaslSettings of(BrokerConfig config, KafkaListener listener) {
         String text = config.text(SecurityKeys.SASL_ENABLED_MECHANISMS);
         List<String> mechanisms = text.isBlank() ? List.of()
                 : List.of(text.trim().toUpperCase(Locale.ROOT).split("\\s*,\\s*"));
         if (mechanisms.isEmpty()) {
             throw new ConfigException("sasl.enabled.mechanisms is empty, so no client could log in to the SASL "
-                    + "listener " + config.kafkaListener());
+                    + "listener " + listener);
         }
         for (String mechanism : mechanisms) {
             if (!SUPPORTED.contains(mechanism)) {
                 throw new ConfigException("sasl.enabled.mechanisms names " + mechanism + "; Cairn serves " + SUPPORTED);
             }
         }
-        String jaasKey = SecurityKeys.jaasKey(config.kafkaListener().name(), "PLAIN");
+        String jaasKey = SecurityKeys.jaasKey(listener.name(), "PLAIN");
         String jaas = config.extraText(jaasKey);
         if (mechanisms.contains("PLAIN") && (jaas == null || jaas.isBlank())) {
             throw new ConfigException("sasl.enabled.mechanisms includes PLAIN, so " + jaasKey + " must list the "

@@ -20,12 +20,17 @@ public record TlsSettings(String keystoreType, Path keystore, String keystorePas
 
     private static final List<String> STORE_TYPES = List.of("JKS", "PKCS12", "PEM");
 
-    /** Reads and checks the TLS keys of {@code config}. */
+    /** Reads and checks the TLS keys of {@code config}, for its first listener. */
     public static TlsSettings of(BrokerConfig config) {
+        return of(config, config.kafkaListener());
+    }
+
+    /** Reads and checks the TLS keys of {@code config} (the same {@code ssl.*} keys serve every TLS listener). */
+    public static TlsSettings of(BrokerConfig config, KafkaListener listener) {
         String keystoreType = storeType(config, SecurityKeys.SSL_KEYSTORE_TYPE);
         String keystore = config.text(SecurityKeys.SSL_KEYSTORE_LOCATION);
         if (keystore.isEmpty()) {
-            throw new ConfigException("the listener " + config.kafkaListener() + " uses TLS, so "
+            throw new ConfigException("the listener " + listener + " uses TLS, so "
                     + "ssl.keystore.location must name the broker's keystore");
         }
         Path keystorePath = existing(SecurityKeys.SSL_KEYSTORE_LOCATION, keystore);

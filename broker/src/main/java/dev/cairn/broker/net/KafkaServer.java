@@ -20,6 +20,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.Closeable;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -37,19 +38,20 @@ public final class KafkaServer implements Closeable {
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ConnectionLimiter limiter;
-    private final Channel serverChannel;
+    /** One server channel per listener, in the order the listeners were given. */
+    private final List<Channel> serverChannels;
     private final String transport;
     private final NetworkTraffic traffic;
     private final RequestBytesBudget budget;
 
-    private KafkaServer(EventLoopGroup boss, EventLoopGroup workers, ConnectionLimiter limiter, Channel channel,
+    private KafkaServer(EventLoopGroup boss, EventLoopGroup workers, ConnectionLimiter limiter, List<Channel> channels,
             String transport, NetworkTraffic traffic, RequestBytesBudget budget) {
         this.traffic = traffic;
         this.budget = budget;
         this.bossGroup = boss;
         this.workerGroup = workers;
         this.limiter = limiter;
-        this.serverChannel = channel;
+        this.serverChannels = List.copyOf(channels);
         this.transport = transport;
     }
 
@@ -81,6 +83,21 @@ public final class KafkaServer implements Closeable {
     public static KafkaServer start(String host, int port, RequestHandler handler, int requestBytesMax,
             int connectionsMax, int ioThreads, long queuedRequestBytesMax, ListenerSecurity security)
             throws InterruptedException {
+        return start(List.of(new Endpoint(host, port, security)), handler, requestBytesMax, connectionsMax, ioThreads,
+                queuedRequestBytesMax);
+    }
+
+    /** One listener: where it binds and what it asks of each connection. */
+    public record Endpoint(String host, int port, ListenerSecurity security) {
+    }
+
+    /**
+     * As {@link #start(String, int, RequestHandler, int, int, int, long, ListenerSecurity)}, for several listeners
+     * (Kafka's {@code listeners} list). They share the network threads, the connection cap and the budget of
+     * queued request bytes, as the listeners of one Kafka broker do.
+     */
+    public static KafkaServer start(List<Endpoint> endpoints, RequestHandler handler, int requestBytesMax,
+            int connectionsMax, int ioThreads, long queuedRequestBytesMax) throws InterruptedException {
         if (requestBytesMax > Limits.REQUEST_BYTES_MAX) {
             throw new IllegalArgumentException("requestBytesMax " + requestBytesMax + " exceeds REQUEST_BYTES_MAX "
                     + Limits.REQUEST_BYTES_MAX);
@@ -96,53 +113,68 @@ public final class KafkaServer implements Closeable {
         AtomicLong connectionIds = new AtomicLong();
         NetworkTraffic traffic = new NetworkTraffic();
         RequestBytesBudget budget = new RequestBytesBudget(queuedRequestBytesMax);
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(boss, workers)
-                .channel(channelClass)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        RequestContext context = new RequestContext(connectionIds.incrementAndGet(),
-                                String.valueOf(ch.remoteAddress()), security.newSession(ch.remoteAddress()));
-                        ch.pipeline()
-                                .addLast("limit", limiter)
-                                .addLast("idle", new IdleStateHandler(0, 0, CONNECTION_IDLE_MS_MAX,
-                                        TimeUnit.MILLISECONDS) {
-                                    @Override
-                                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
-                                            IdleStateEvent event) {
-                                        ctx.close();
-                                    }
-                                });
-                        if (security.tls() != null) {
-                            ch.pipeline().addLast("tls", security.tls().newHandler(ch.alloc()));
-                        }
-                        ch.pipeline()
-                                .addLast("frame", new SessionAwareFrameDecoder(requestBytesMax,
-                                        context.session()))
-                                .addLast("requests", new RequestChannelHandler(handler, context,
-                                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic, budget,
-                                        security.tls() != null));
-                    }
-                });
+        String transport = epoll ? "epoll" : "nio";
+        List<Channel> channels = new java.util.ArrayList<>();
         try {
-            Channel channel = bootstrap.bind(host, port).sync().channel();
-            String transport = epoll ? "epoll" : "nio";
-            LOG.info("Kafka listener on {} ({}, {})", channel.localAddress(), transport, security);
-            return new KafkaServer(boss, workers, limiter, channel, transport, traffic, budget);
+            for (Endpoint endpoint : endpoints) {
+                ListenerSecurity security = endpoint.security();
+                ServerBootstrap bootstrap = new ServerBootstrap()
+                        .group(boss, workers)
+                        .channel(channelClass)
+                        .option(ChannelOption.SO_BACKLOG, 1024)
+                        .option(ChannelOption.SO_REUSEADDR, true)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.SO_KEEPALIVE, true)
+                        .childHandler(new ChannelInitializer<SocketChannel>() {
+                            @Override
+                            protected void initChannel(SocketChannel ch) {
+                                initConnection(ch, security, handler, requestBytesMax, limiter,
+                                        connectionIds.incrementAndGet(), traffic, budget);
+                            }
+                        });
+                Channel channel = bootstrap.bind(endpoint.host(), endpoint.port()).sync().channel();
+                channels.add(channel);
+                LOG.info("Kafka listener on {} ({}, {})", channel.localAddress(), transport, security);
+            }
+            return new KafkaServer(boss, workers, limiter, channels, transport, traffic, budget);
         } catch (RuntimeException | InterruptedException e) {
+            channels.forEach(channel -> channel.close().syncUninterruptibly());
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
     }
 
+    private static void initConnection(SocketChannel ch, ListenerSecurity security, RequestHandler handler,
+            int requestBytesMax, ConnectionLimiter limiter, long connectionId, NetworkTraffic traffic,
+            RequestBytesBudget budget) {
+        RequestContext context = new RequestContext(connectionId, String.valueOf(ch.remoteAddress()),
+                security.newSession(ch.remoteAddress()));
+        ch.pipeline()
+                .addLast("limit", limiter)
+                .addLast("idle", new IdleStateHandler(0, 0, CONNECTION_IDLE_MS_MAX, TimeUnit.MILLISECONDS) {
+                    @Override
+                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx, IdleStateEvent event) {
+                        ctx.close();
+                    }
+                });
+        if (security.tls() != null) {
+            ch.pipeline().addLast("tls", security.tls().newHandler(ch.alloc()));
+        }
+        ch.pipeline()
+                .addLast("frame", new SessionAwareFrameDecoder(requestBytesMax, context.session()))
+                .addLast("requests", new RequestChannelHandler(handler, context,
+                        Limits.INFLIGHT_REQUESTS_PER_CONNECTION_MAX, traffic, budget, security.tls() != null));
+    }
+
+    /** The first listener's bound port. */
     public int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        return port(0);
+    }
+
+    /** The bound port of the {@code index}th listener (useful when configured as 0). */
+    public int port(int index) {
+        return ((InetSocketAddress) serverChannels.get(index).localAddress()).getPort();
     }
 
     public String transport() {
@@ -170,7 +202,7 @@ public final class KafkaServer implements Closeable {
 
     @Override
     public void close() {
-        serverChannel.close().syncUninterruptibly();
+        serverChannels.forEach(channel -> channel.close().syncUninterruptibly());
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -12,7 +12,7 @@ import java.net.SocketAddress;
  * What a listener asks of each connection: TLS (a context, or null for none), whether clients must log in with
  * SASL before anything but ApiVersions, and the ACLs their requests are checked against.
  */
-public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access) {
+public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access, String listenerName) {
 
     public static final ListenerSecurity PLAINTEXT = new ListenerSecurity(null, false, AccessControl.OPEN);
 
@@ -21,21 +21,26 @@ public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessContr
         this(tls, saslRequired, AccessControl.OPEN);
     }
 
+    /** A listener whose name does not matter (a broker with one listener, tests). */
+    public ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access) {
+        this(tls, saslRequired, access, null);
+    }
+
     /** The security of {@code listener}, its TLS context built from {@code tls} (ignored when it uses none). */
     public static ListenerSecurity of(KafkaListener listener, TlsSettings tls, AccessControl access) {
         return new ListenerSecurity(listener.protocol().tls() ? TlsContexts.server(tls) : null,
-                listener.protocol().sasl(), access);
+                listener.protocol().sasl(), access, listener.name());
     }
 
     ConnectionSession newSession(SocketAddress remote) {
         String host = remote instanceof InetSocketAddress inet && inet.getAddress() != null
                 ? inet.getAddress().getHostAddress() : "*";
-        return ConnectionSession.of(saslRequired, access, host);
+        return ConnectionSession.of(saslRequired, access, host, listenerName);
     }
 
     @Override
     public String toString() {
-        return (tls == null ? "no TLS" : "TLS") + (saslRequired ? ", SASL login required" : "")
-                + (access.enabled() ? ", ACLs checked" : "");
+        return (listenerName == null ? "" : listenerName + ": ") + (tls == null ? "no TLS" : "TLS")
+                + (saslRequired ? ", SASL login required" : "") + (access.enabled() ? ", ACLs checked" : "");
     }
 }

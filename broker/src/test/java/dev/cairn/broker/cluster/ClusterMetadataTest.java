@@ -87,8 +87,8 @@ class ClusterMetadataTest {
         assertEquals(metadata.image(), restored);
         // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
         byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
-        // The flag, the id, and the (empty) SCRAM credential and ACL counts that later snapshots end with.
-        int idBytes = 1 + 2 + "first".length() + 4 + 4;
+        // The flag, the id, and the (empty) SCRAM credential, ACL and broker-listener counts later snapshots end with.
+        int idBytes = 1 + 2 + "first".length() + 4 + 4 + 4;
         MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
         assertEquals(null, old.clusterId());
         assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
@@ -169,6 +169,27 @@ class ClusterMetadataTest {
         assertEquals(add, published.get(published.size() - 1).cause(), "listeners hear of the added partitions");
         assertEquals(MetadataResult.OK, apply(new MetadataCommand.UpdatePartitionState(orders.topicId(), 3,
                 new PartitionState(1, 1, List.of(1, 2, 3)))), "a new partition's leader is accepted");
+        MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image())));
+        assertEquals(metadata.image(), restored);
+    }
+
+    /** Brokers announce their listeners (issue 21); commands and snapshots keep them; older entries have none. */
+    @Test
+    void brokerListenersSurviveCodecAndSnapshots() {
+        BrokerInfo twoListeners = new BrokerInfo(1, "internal.host", 9092, "raft1:9093", List.of(
+                new BrokerInfo.Endpoint("internal", "internal.host", 9092),
+                new BrokerInfo.Endpoint("EXTERNAL", "broker1.example.com", 19092)));
+        assertEquals(MetadataResult.OK, apply(new RegisterBroker(twoListeners)));
+        assertEquals(MetadataResult.OK, apply(new RegisterBroker(new BrokerInfo(2, "h2", 9092, "raft2:9093"))));
+
+        BrokerInfo stored = metadata.image().brokers().get(1);
+        assertEquals("broker1.example.com", stored.endpoint("external").orElseThrow().host());
+        assertEquals(19092, stored.endpoint("EXTERNAL").orElseThrow().port());
+        assertEquals(9092, stored.endpoint("INTERNAL").orElseThrow().port());
+        assertTrue(stored.endpoint("OTHER").isEmpty(), "no listener of that name");
+        assertEquals("h2", metadata.image().brokers().get(2).endpoint("EXTERNAL").orElseThrow().host(),
+                "a broker that announced no listeners serves every listener at its one address");
         MetadataImage restored = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
                 MetadataCodec.encodeSnapshot(metadata.image())));
         assertEquals(metadata.image(), restored);
@@ -264,9 +285,10 @@ class ClusterMetadataTest {
         assertEquals(3, image.appliedRaftIndex());
         assertEquals(List.of(1, 2), List.copyOf(image.brokers().keySet()));
         assertEquals(orders, image.topic("orders").orElseThrow());
-        // Written again, it gains the (absent) cluster id flag and the (empty) SCRAM credential and ACL counts that
-        // later snapshots end with.
-        assertEquals(snapshot + "00" + "00000000" + "00000000",
+        // Written again, it gains the (absent) cluster id flag, the (empty) SCRAM credential and ACL counts, and the
+        // two brokers' (empty) listener lists that later snapshots end with.
+        assertEquals(snapshot + "00" + "00000000" + "00000000" + "00000002" + "00000001" + "00000000" + "00000002"
+                + "00000000",
                 HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
     }
 

@@ -46,6 +46,37 @@ class BrokerConfigTest {
         assertEquals(new RaftVoter(3, new HostPort("127.0.0.3", 19093)), config.raftVoters().get(2));
     }
 
+    /** Several listeners (issue 21): names and ports distinct, each advertised by name or at its own address. */
+    @Test
+    void severalListenersParseWithTheirAdvertisedAddresses() {
+        BrokerConfig config = BrokerConfig.fromMap(Map.of(
+                "listeners", "INTERNAL://127.0.0.1:9092, EXTERNAL://0.0.0.0:9094",
+                "listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SSL",
+                "advertised.listeners", "EXTERNAL://broker1.example.com:19094",
+                "ssl.keystore.location", System.getProperty("java.home") + "/lib/security/cacerts"));
+        assertEquals(List.of("INTERNAL", "EXTERNAL"), config.kafkaListeners().stream().map(KafkaListener::name)
+                .toList());
+        assertEquals(SecurityProtocol.SSL, config.kafkaListeners().get(1).protocol());
+        assertEquals("INTERNAL", config.kafkaListener().name(), "the first is the default");
+        assertEquals(Map.of("INTERNAL", HostPort.parse("127.0.0.1:9092"),
+                "EXTERNAL", HostPort.parse("broker1.example.com:19094")), config.advertisedListeners());
+        assertEquals(HostPort.parse("127.0.0.1:9092"), config.advertisedListener());
+
+        for (Map<String, String> bad : List.of(
+                Map.of("listeners", "PLAINTEXT://127.0.0.1:9092,PLAINTEXT://127.0.0.1:9094"),
+                Map.of("listeners", "A://127.0.0.1:9092,B://127.0.0.1:9092",
+                        "listener.security.protocol.map", "A:PLAINTEXT,B:PLAINTEXT"),
+                Map.of("listeners", "A://127.0.0.1:9092,B://127.0.0.1:9094",
+                        "listener.security.protocol.map", "A:PLAINTEXT,B:PLAINTEXT",
+                        "advertised.listeners", "C://h:1"),
+                Map.of("listeners", "A://127.0.0.1:9092,B://127.0.0.1:9094",
+                        "listener.security.protocol.map", "A:PLAINTEXT,B:PLAINTEXT", "advertised.listeners", "h:1"),
+                Map.of("listeners", "A://127.0.0.1:9092,B://127.0.0.1:9094",
+                        "listener.security.protocol.map", "A:PLAINTEXT,B:PLAINTEXT", "metrics.port", "9094"))) {
+            assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(bad), bad.toString());
+        }
+    }
+
     @Test
     void aVoterPortForThisNodeThatDiffersFromRaftListenerIsWarnedAbout() {
         assertEquals(List.of(), BrokerConfig.defaults().warnings());
