@@ -76,7 +76,7 @@ for i in $(seq 1 "$brokers"); do
     grep -q "started: node.id" "$log" && break
     sleep 0.2
   done
-  port=$(grep -o "Kafka on 127.0.0.1:[0-9]*" "$log" | head -1 | cut -d: -f2) \
+  port=$(grep -oE "Kafka on ([A-Z0-9_]+://)?127\.0\.0\.1:[0-9]+" "$log" | head -1 | sed 's/.*://') \
     || { echo "franz-go: broker $i did not start:" >&2; tail -20 "$log" >&2; exit 1; }
   seeds="${seeds:+$seeds,}127.0.0.1:$port"
 done

@@ -244,8 +244,14 @@ public final class Broker implements Closeable {
             metrics.close();
             throw e;
         }
-        LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}:{}, Raft on {}, data in {}", version(),
-                config.nodeId(), clusterId, config.listener().host(), server.port(), config.raftListener(), dataDir);
+        List<KafkaListener> listeners = config.kafkaListeners();
+        List<String> kafkaEndpoints = new ArrayList<>();
+        for (int i = 0; i < listeners.size(); i++) {
+            KafkaListener listener = listeners.get(i);
+            kafkaEndpoints.add(listener.name() + "://" + listener.address().host() + ":" + server.port(i));
+        }
+        LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}, Raft on {}, data in {}", version(),
+                config.nodeId(), clusterId, String.join(",", kafkaEndpoints), config.raftListener(), dataDir);
         return new Broker(config, cluster, timers, server, metricsServer, metrics);
     }
 

@@ -119,6 +119,66 @@ class MultipleListenersIT {
         }
     }
 
+    /**
+     * Per-listener SASL mechanisms (listener.name.NAME.sasl.enabled.mechanisms): the ADMIN listener serves PLAIN only,
+     * APPS the broker-wide SCRAM-SHA-512. A SCRAM user created through ADMIN logs in on APPS; PLAIN is refused on APPS
+     * as a mechanism it does not serve, and SCRAM on ADMIN likewise.
+     */
+    @Test
+    void eachListenerOffersItsOwnSaslMechanisms() throws Exception {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("listeners", "ADMIN://127.0.0.1:0,APPS://127.0.0.1:0");
+        settings.put("listener.security.protocol.map", "ADMIN:SASL_PLAINTEXT,APPS:SASL_PLAINTEXT");
+        settings.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+        settings.put("listener.name.admin.sasl.enabled.mechanisms", "PLAIN");
+        settings.put("listener.name.admin.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_app=\"" + PASSWORD + "\";");
+        try (BrokerFixture broker = BrokerFixture.start(dataDir, settings)) {
+            int adminPort = broker.broker().kafkaPort("ADMIN");
+            int appsPort = broker.broker().kafkaPort("APPS");
+            try (Admin admin = Admin.create(sasl(client(adminPort)))) {
+                admin.alterUserScramCredentials(List.of(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(
+                        "alice", new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                                org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096), "alice-secret")))
+                        .all().get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            Properties scram = scram(client(appsPort));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            List<Integer> seen = null;
+            // The credential is a metadata entry; a login may come before this broker applied it.
+            while (seen == null) {
+                try (Admin admin = Admin.create(scram)) {
+                    seen = ports(admin.describeCluster().nodes().get(WAIT_SECONDS, TimeUnit.SECONDS));
+                } catch (ExecutionException e) {
+                    assertInstanceOf(SaslAuthenticationException.class, e.getCause());
+                    assertTrue(System.nanoTime() < deadline, "alice never logged in on APPS: " + e.getCause());
+                }
+            }
+            assertEquals(List.of(appsPort), seen);
+
+            try (Admin admin = Admin.create(sasl(client(appsPort)))) {
+                ExecutionException plainOnApps = assertThrows(ExecutionException.class,
+                        () -> admin.describeCluster().clusterId().get(WAIT_SECONDS, TimeUnit.SECONDS));
+                assertInstanceOf(org.apache.kafka.common.errors.UnsupportedSaslMechanismException.class,
+                        plainOnApps.getCause());
+            }
+            try (Admin admin = Admin.create(scram(client(adminPort)))) {
+                ExecutionException scramOnAdmin = assertThrows(ExecutionException.class,
+                        () -> admin.describeCluster().clusterId().get(WAIT_SECONDS, TimeUnit.SECONDS));
+                assertInstanceOf(org.apache.kafka.common.errors.UnsupportedSaslMechanismException.class,
+                        scramOnAdmin.getCause());
+            }
+        }
+    }
+
+    private static Properties scram(Properties props) {
+        props.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        props.put(SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-512");
+        props.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"alice\" password=\"alice-secret\";");
+        return props;
+    }
+
     private static List<Integer> ports(Collection<Node> nodes) {
         return nodes.stream().map(Node::port).toList();
     }

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -215,6 +217,21 @@ public record BrokerConfig(
         return explicitText.containsKey(key.name());
     }
 
+    /**
+     * The text of {@code key} on {@code listener}: the listener's own value ({@code listener.name.<name>.<key>}, keys
+     * in {@link SecurityKeys#PER_LISTENER}) when set, otherwise the broker-wide one.
+     */
+    public String text(ConfigKey<?> key, KafkaListener listener) {
+        String given = explicitText.get(SecurityKeys.listenerKey(listener.name(), key));
+        return given == null ? text(key) : given.trim();
+    }
+
+    /** The name of the key {@link #text(ConfigKey, KafkaListener)} reads, for messages about its value. */
+    public String keyName(ConfigKey<?> key, KafkaListener listener) {
+        String override = SecurityKeys.listenerKey(listener.name(), key);
+        return explicitText.containsKey(override) ? override : key.name();
+    }
+
     /** The text {@code key} was set to (trimmed), or its default text when it was not set. */
     public String text(ConfigKey<?> key) {
         String given = explicitText.get(key.name());
@@ -233,7 +250,8 @@ public record BrokerConfig(
     public static BrokerConfig fromMap(Map<String, String> values) {
         List<String> unknown = new ArrayList<>();
         for (String key : values.keySet()) {
-            if (KEYS.stream().noneMatch(k -> k.name().equals(key)) && !SecurityKeys.isJaasKey(key)) {
+            if (KEYS.stream().noneMatch(k -> k.name().equals(key)) && !SecurityKeys.isJaasKey(key)
+                    && SecurityKeys.overriddenListener(key) == null) {
                 unknown.add(key);
             }
         }
@@ -288,6 +306,7 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
+        checkOverridesNameListeners(values.keySet(), kafkaListeners);
         for (KafkaListener each : kafkaListeners) {
             if (each.protocol().tls()) {
                 TlsSettings.of(config, each);
@@ -302,6 +321,18 @@ public record BrokerConfig(
         }
         config.validate();
         return config;
+    }
+
+    /** A per-listener key naming no listener is a typo (or a forgotten listener), never silently ignored. */
+    private static void checkOverridesNameListeners(Set<String> keys, List<KafkaListener> listeners) {
+        for (String key : keys) {
+            String listener = SecurityKeys.overriddenListener(key);
+            if (listener != null && listeners.stream().noneMatch(l -> l.name().equalsIgnoreCase(listener))) {
+                throw new ConfigException(key + " sets a value for the listener " + listener.toUpperCase(Locale.ROOT)
+                        + ", which listeners does not name (" + listeners.stream().map(KafkaListener::name).toList()
+                        + ")");
+            }
+        }
     }
 
     /**

@@ -19,24 +19,27 @@ public record SaslSettings(List<String> mechanisms, String plainJaasConfig) {
         return of(config, config.kafkaListener());
     }
 
-    /** The SASL settings of {@code listener}: the broker's mechanisms, and the listener's own PLAIN users. */
+    /**
+     * The SASL settings of {@code listener}: its mechanisms ({@code listener.name.<name>.sasl.enabled.mechanisms}, else
+     * the broker's), and its own PLAIN users.
+     */
     public static SaslSettings of(BrokerConfig config, KafkaListener listener) {
-        String text = config.text(SecurityKeys.SASL_ENABLED_MECHANISMS);
+        String text = config.text(SecurityKeys.SASL_ENABLED_MECHANISMS, listener);
+        String key = config.keyName(SecurityKeys.SASL_ENABLED_MECHANISMS, listener);
         List<String> mechanisms = text.isBlank() ? List.of()
                 : List.of(text.trim().toUpperCase(Locale.ROOT).split("\\s*,\\s*"));
         if (mechanisms.isEmpty()) {
-            throw new ConfigException("sasl.enabled.mechanisms is empty, so no client could log in to the SASL "
-                    + "listener " + listener);
+            throw new ConfigException(key + " is empty, so no client could log in to the SASL listener " + listener);
         }
         for (String mechanism : mechanisms) {
             if (!SUPPORTED.contains(mechanism)) {
-                throw new ConfigException("sasl.enabled.mechanisms names " + mechanism + "; Cairn serves " + SUPPORTED);
+                throw new ConfigException(key + " names " + mechanism + "; Cairn serves " + SUPPORTED);
             }
         }
         String jaasKey = SecurityKeys.jaasKey(listener.name(), "PLAIN");
         String jaas = config.extraText(jaasKey);
         if (mechanisms.contains("PLAIN") && (jaas == null || jaas.isBlank())) {
-            throw new ConfigException("sasl.enabled.mechanisms includes PLAIN, so " + jaasKey + " must list the "
+            throw new ConfigException(key + " includes PLAIN, so " + jaasKey + " must list the "
                     + "users (org.apache.kafka.common.security.plain.PlainLoginModule required user_NAME=\"...\";)");
         }
         return new SaslSettings(mechanisms, jaas);

@@ -10,7 +10,10 @@ import java.util.regex.Pattern;
 /**
  * The keys of the listener's security: Kafka's names and meanings. TLS keys matter on SSL and SASL_SSL listeners,
  * SASL keys on SASL_PLAINTEXT and SASL_SSL. PLAIN users come, as in Kafka, from the JAAS text of the listener, in the
- * key {@code listener.name.<listener name, lower case>.plain.sasl.jaas.config}.
+ * key {@code listener.name.<listener name, lower case>.plain.sasl.jaas.config}. As in Kafka, a listener may set its own
+ * value of any key in {@link #PER_LISTENER} as {@code listener.name.<listener name, lower case>.<key>}, which then
+ * replaces the broker-wide key on that listener only (an internal listener with mutual TLS beside an external one
+ * without, each with its own keystore or SASL mechanisms).
  */
 public final class SecurityKeys {
     public static final ConfigKey<String> LISTENER_SECURITY_PROTOCOL_MAP = stringKey(
@@ -61,6 +64,14 @@ public final class SecurityKeys {
             SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS, AUTHORIZER_CLASS_NAME, SUPER_USERS,
             ALLOW_EVERYONE_IF_NO_ACL_FOUND, CONNECTIONS_MAX_REAUTH_MS);
 
+    /** The keys a listener may override for itself ({@link #listenerKey}). */
+    public static final List<ConfigKey<String>> PER_LISTENER = List.of(SSL_KEYSTORE_TYPE, SSL_KEYSTORE_LOCATION,
+            SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE, SSL_TRUSTSTORE_LOCATION,
+            SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS, SSL_CIPHER_SUITES,
+            SASL_ENABLED_MECHANISMS);
+
+    private static final String LISTENER_PREFIX = "listener.name.";
+
     private static final Pattern JAAS_KEY = Pattern.compile("listener\\.name\\.[a-z0-9_.-]+\\.[a-z0-9-]+\\.sasl\\"
             + ".jaas\\.config");
 
@@ -70,6 +81,29 @@ public final class SecurityKeys {
     /** Whether {@code key} is a per-listener, per-mechanism JAAS key (its value holds passwords). */
     public static boolean isJaasKey(String key) {
         return JAAS_KEY.matcher(key).matches();
+    }
+
+    /** The name of {@code key}'s override for one listener, as Kafka names it. */
+    public static String listenerKey(String listenerName, ConfigKey<?> key) {
+        return LISTENER_PREFIX + listenerName.toLowerCase(Locale.ROOT) + "." + key.name();
+    }
+
+    /**
+     * The listener (lower case) that {@code key} overrides a {@link #PER_LISTENER} key for, or null when {@code key}
+     * is not such an override.
+     */
+    public static String overriddenListener(String key) {
+        if (!key.startsWith(LISTENER_PREFIX)) {
+            return null;
+        }
+        for (ConfigKey<String> overridable : PER_LISTENER) {
+            String suffix = "." + overridable.name();
+            if (key.endsWith(suffix) && key.length() > LISTENER_PREFIX.length() + suffix.length()) {
+                String listener = key.substring(LISTENER_PREFIX.length(), key.length() - suffix.length());
+                return listener.contains(".") ? null : listener;
+            }
+        }
+        return null;
     }
 
     /** The JAAS key of a listener and mechanism, as Kafka names it. */

@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /**
  * A TLS listener's settings, checked at start: the keystore must exist and be of a known type; a client-auth mode
- * other than none needs something to trust. Passwords stay here and are never printed ({@link #toString()}).
+ * other than none needs something to trust. Each value is the listener's own ({@code listener.name.<name>.ssl.*})
+ * when set, else the broker-wide {@code ssl.*} key. Passwords stay here and are never printed ({@link #toString()}).
  */
 public record TlsSettings(String keystoreType, Path keystore, String keystorePassword, String keyPassword,
         String truststoreType, Path truststore, String truststorePassword, ClientAuth clientAuth,
@@ -25,44 +26,49 @@ public record TlsSettings(String keystoreType, Path keystore, String keystorePas
         return of(config, config.kafkaListener());
     }
 
-    /** Reads and checks the TLS keys of {@code config} (the same {@code ssl.*} keys serve every TLS listener). */
+    /** Reads and checks the TLS keys of {@code config} for {@code listener}, its own overrides first. */
     public static TlsSettings of(BrokerConfig config, KafkaListener listener) {
-        String keystoreType = storeType(config, SecurityKeys.SSL_KEYSTORE_TYPE);
-        String keystore = config.text(SecurityKeys.SSL_KEYSTORE_LOCATION);
+        String keystoreType = storeType(config, listener, SecurityKeys.SSL_KEYSTORE_TYPE);
+        String keystore = config.text(SecurityKeys.SSL_KEYSTORE_LOCATION, listener);
         if (keystore.isEmpty()) {
-            throw new ConfigException("the listener " + listener + " uses TLS, so "
-                    + "ssl.keystore.location must name the broker's keystore");
+            throw new ConfigException("the listener " + listener + " uses TLS, so ssl.keystore.location (or "
+                    + SecurityKeys.listenerKey(listener.name(), SecurityKeys.SSL_KEYSTORE_LOCATION)
+                    + ") must name the broker's keystore");
         }
-        Path keystorePath = existing(SecurityKeys.SSL_KEYSTORE_LOCATION, keystore);
-        String truststore = config.text(SecurityKeys.SSL_TRUSTSTORE_LOCATION);
-        Path truststorePath = truststore.isEmpty() ? null : existing(SecurityKeys.SSL_TRUSTSTORE_LOCATION,
-                truststore);
+        Path keystorePath = existing(config, listener, SecurityKeys.SSL_KEYSTORE_LOCATION);
+        String truststore = config.text(SecurityKeys.SSL_TRUSTSTORE_LOCATION, listener);
+        Path truststorePath = truststore.isEmpty() ? null
+                : existing(config, listener, SecurityKeys.SSL_TRUSTSTORE_LOCATION);
+        String clientAuthText = config.text(SecurityKeys.SSL_CLIENT_AUTH, listener);
         ClientAuth clientAuth;
         try {
-            clientAuth = ClientAuth.valueOf(config.text(SecurityKeys.SSL_CLIENT_AUTH).toUpperCase(Locale.ROOT));
+            clientAuth = ClientAuth.valueOf(clientAuthText.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("ssl.client.auth=" + config.text(SecurityKeys.SSL_CLIENT_AUTH)
+            throw new ConfigException(config.keyName(SecurityKeys.SSL_CLIENT_AUTH, listener) + "=" + clientAuthText
                     + " is not one of none, requested, required");
         }
-        return new TlsSettings(keystoreType, keystorePath, config.text(SecurityKeys.SSL_KEYSTORE_PASSWORD),
-                config.text(SecurityKeys.SSL_KEY_PASSWORD), storeType(config, SecurityKeys.SSL_TRUSTSTORE_TYPE),
-                truststorePath, config.text(SecurityKeys.SSL_TRUSTSTORE_PASSWORD), clientAuth,
-                list(config.text(SecurityKeys.SSL_ENABLED_PROTOCOLS)),
-                list(config.text(SecurityKeys.SSL_CIPHER_SUITES)));
+        return new TlsSettings(keystoreType, keystorePath, config.text(SecurityKeys.SSL_KEYSTORE_PASSWORD, listener),
+                config.text(SecurityKeys.SSL_KEY_PASSWORD, listener),
+                storeType(config, listener, SecurityKeys.SSL_TRUSTSTORE_TYPE), truststorePath,
+                config.text(SecurityKeys.SSL_TRUSTSTORE_PASSWORD, listener), clientAuth,
+                list(config.text(SecurityKeys.SSL_ENABLED_PROTOCOLS, listener)),
+                list(config.text(SecurityKeys.SSL_CIPHER_SUITES, listener)));
     }
 
-    private static String storeType(BrokerConfig config, ConfigKey<String> key) {
-        String type = config.text(key).toUpperCase(Locale.ROOT);
+    private static String storeType(BrokerConfig config, KafkaListener listener, ConfigKey<String> key) {
+        String text = config.text(key, listener);
+        String type = text.toUpperCase(Locale.ROOT);
         if (!STORE_TYPES.contains(type)) {
-            throw new ConfigException(key.name() + "=" + config.text(key) + " is not one of " + STORE_TYPES);
+            throw new ConfigException(config.keyName(key, listener) + "=" + text + " is not one of " + STORE_TYPES);
         }
         return type;
     }
 
-    private static Path existing(ConfigKey<String> key, String location) {
+    private static Path existing(BrokerConfig config, KafkaListener listener, ConfigKey<String> key) {
+        String location = config.text(key, listener);
         Path path = Path.of(location);
         if (!Files.isReadable(path)) {
-            throw new ConfigException(key.name() + "=" + location + " is not a readable file");
+            throw new ConfigException(config.keyName(key, listener) + "=" + location + " is not a readable file");
         }
         return path;
     }

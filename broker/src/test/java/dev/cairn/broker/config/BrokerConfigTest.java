@@ -139,6 +139,61 @@ class BrokerConfigTest {
         assertEquals(java.util.Map.of(), defaults.explicitText());
     }
 
+    /**
+     * Kafka's per-listener overrides (issue 21): listener.name.NAME.ssl.* and .sasl.enabled.mechanisms replace the
+     * broker-wide key on that listener only; an override for a listener not in listeners is refused, and a bad
+     * overridden value is reported under the key that set it.
+     */
+    @Test
+    void aListenerMayOverrideTlsAndSaslKeysForItself() {
+        String cacerts = System.getProperty("java.home") + "/lib/security/cacerts";
+        Map<String, String> base = Map.of(
+                "listeners", "INTERNAL://127.0.0.1:9092,EXTERNAL://127.0.0.1:9094,CLIENTS://127.0.0.1:9096",
+                "listener.security.protocol.map", "INTERNAL:SSL,EXTERNAL:SASL_SSL,CLIENTS:SASL_PLAINTEXT",
+                "ssl.keystore.location", cacerts,
+                "listener.name.internal.ssl.client.auth", "required",
+                "listener.name.internal.ssl.truststore.location", cacerts,
+                "listener.name.external.ssl.enabled.protocols", "TLSv1.3",
+                "listener.name.clients.sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.clients.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_a=\"b\";");
+        BrokerConfig config = BrokerConfig.fromMap(base);
+        KafkaListener internal = config.kafkaListeners().get(0);
+        KafkaListener external = config.kafkaListeners().get(1);
+        KafkaListener clients = config.kafkaListeners().get(2);
+
+        assertEquals(TlsSettings.ClientAuth.REQUIRED, TlsSettings.of(config, internal).clientAuth());
+        assertEquals(Path.of(cacerts), TlsSettings.of(config, internal).truststore());
+        assertEquals(List.of("TLSv1.2", "TLSv1.3"), TlsSettings.of(config, internal).protocols());
+        assertEquals(TlsSettings.ClientAuth.NONE, TlsSettings.of(config, external).clientAuth());
+        assertEquals(null, TlsSettings.of(config, external).truststore());
+        assertEquals(List.of("TLSv1.3"), TlsSettings.of(config, external).protocols());
+        assertEquals(List.of("SCRAM-SHA-256", "SCRAM-SHA-512"), SaslSettings.of(config, external).mechanisms());
+        assertEquals(List.of("PLAIN"), SaslSettings.of(config, clients).mechanisms());
+        assertEquals("listener.name.internal.ssl.client.auth",
+                config.keyName(SecurityKeys.SSL_CLIENT_AUTH, internal));
+        assertEquals("ssl.client.auth", config.keyName(SecurityKeys.SSL_CLIENT_AUTH, external));
+
+        Map<String, String> unknownListener = new java.util.HashMap<>(base);
+        unknownListener.put("listener.name.extrnal.ssl.client.auth", "required");
+        ConfigException typo = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(unknownListener));
+        assertTrue(typo.getMessage().contains("listener.name.extrnal.ssl.client.auth"), typo.getMessage());
+
+        Map<String, String> badValue = new java.util.HashMap<>(base);
+        badValue.put("listener.name.external.ssl.client.auth", "sometimes");
+        ConfigException bad = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(badValue));
+        assertTrue(bad.getMessage().contains("listener.name.external.ssl.client.auth=sometimes"), bad.getMessage());
+
+        Map<String, String> noJaas = new java.util.HashMap<>(base);
+        noJaas.put("listener.name.external.sasl.enabled.mechanisms", "PLAIN");
+        ConfigException plain = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(noJaas));
+        assertTrue(plain.getMessage().contains("listener.name.external.plain.sasl.jaas.config"), plain.getMessage());
+
+        Map<String, String> notAKey = new java.util.HashMap<>(base);
+        notAKey.put("listener.name.internal.ssl.keystore.colour", "blue");
+        assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(notAKey));
+    }
+
     @Test
     void badValuesAreNamed() {
         ConfigException range = assertThrows(ConfigException.class,
