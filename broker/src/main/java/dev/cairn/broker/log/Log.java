@@ -108,6 +108,11 @@ public final class Log implements Closeable {
             }
         }
         for (Path file : files) {
+            if (SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.CLEANED_SUFFIX) >= 0) {
+                // A compaction stopped before its copy replaced the segment: the segment is intact, the copy goes.
+                io.delete(file);
+                continue;
+            }
             long base = Math.max(SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX),
                     SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX));
             if (base >= 0 && !baseOffsets.contains(base)) {
@@ -552,6 +557,76 @@ public final class Log implements Closeable {
         } catch (IOException e) {
             StorageException error = new StorageException("restart of " + directory + " at " + startOffset
                     + " failed", e);
+            failure = error;
+            throw error;
+        }
+    }
+
+    // ---------------------------------------------------------------- compaction (LogCleaner)
+
+    /** An inactive segment: its base offset, the next segment's base, and its size. */
+    record InactiveSegment(long baseOffset, long endOffset, int sizeBytes) {
+    }
+
+    /** The inactive segments that end at or below {@code offset}, oldest first. Writer thread. */
+    List<InactiveSegment> inactiveSegmentsEndingBy(long offset) {
+        List<InactiveSegment> result = new ArrayList<>();
+        for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
+            Segment segment = entry.getValue();
+            Long next = segments.higherKey(entry.getKey());
+            if (segment == active || next == null || next > offset) {
+                break;
+            }
+            result.add(new InactiveSegment(entry.getKey(), next, segment.sizeBytes()));
+        }
+        return result;
+    }
+
+    /**
+     * Whole batches of the segment based at {@code baseOffset} from {@code offset}, below the log start offset too
+     * (compaction rewrites whole files). Writer thread.
+     */
+    ByteBuffer readSegment(long baseOffset, long offset, int maxBytes) {
+        Segment segment = segments.get(baseOffset);
+        Invariant.check(segment != null, "no segment at %d", baseOffset);
+        try {
+            return segment.read(offset, maxBytes, segment.nextOffset()).readBytes();
+        } catch (IOException e) {
+            throw new StorageException("read of offset " + offset + " from " + segment.logPath() + " failed", e);
+        }
+    }
+
+    /**
+     * Replaces the inactive segment based at {@code baseOffset} with {@code cleaned}, a complete and fsynced file
+     * of the same offsets (compaction). Crash-safe: the segment's index files go first (a missing index is rebuilt
+     * from the log on open), then the copy is renamed over the {@code .log} file, atomically; a copy left behind by
+     * a crash before that is deleted on open. Readers holding the old segment finish on its open files.
+     */
+    void replaceWithCleaned(long baseOffset, Path cleaned) {
+        checkWriter();
+        checkHealthy();
+        Segment old = segments.get(baseOffset);
+        Long next = segments.higherKey(baseOffset);
+        Invariant.check(old != null && old != active && next != null, "segment %d is not inactive", baseOffset);
+        try {
+            io.delete(SegmentDescriptor.offsetIndexFile(directory, baseOffset));
+            io.delete(SegmentDescriptor.timeIndexFile(directory, baseOffset));
+            io.fsyncDirectory(directory);
+            io.atomicMove(cleaned, SegmentDescriptor.logFile(directory, baseOffset));
+            io.fsyncDirectory(directory);
+            Segment fresh = Segment.open(io, directory, baseOffset, config);
+            Segment.ScanResult result = fresh.recover();
+            if (!result.isComplete() || result.nextOffset() != next) {
+                fresh.close();
+                throw new LogCorruptionException(fresh.logPath(), result.validBytes(), "compacted segment ends at "
+                        + result.nextOffset() + " (" + result.problem() + "), the next segment starts at " + next);
+            }
+            fresh.writeIndexesAndSeal();
+            segments.put(baseOffset, fresh);
+            retired.add(old);
+        } catch (IOException | LogCorruptionException e) {
+            StorageException error = new StorageException("replacing segment " + baseOffset + " of " + directory
+                    + " with its compacted copy failed", e);
             failure = error;
             throw error;
         }

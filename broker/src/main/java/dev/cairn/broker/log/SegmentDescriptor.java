@@ -10,6 +10,8 @@ import java.nio.file.Path;
 public final class SegmentDescriptor {
     /** Segment data file: record batches exactly as on the wire after offset assignment. */
     public static final String LOG_SUFFIX = ".log";
+    /** A compacted copy of a segment being written; it replaces the {@code .log} file once complete. */
+    public static final String CLEANED_SUFFIX = ".log.cleaned";
     /** Sparse offset index of a segment. */
     public static final String OFFSET_INDEX_SUFFIX = ".index";
     /** Sparse time index of a segment. */
@@ -60,6 +62,10 @@ public final class SegmentDescriptor {
 
     public static Path logFile(Path directory, long baseOffset) {
         return directory.resolve(fileNamePrefix(baseOffset) + LOG_SUFFIX);
+    }
+
+    public static Path cleanedFile(Path directory, long baseOffset) {
+        return directory.resolve(fileNamePrefix(baseOffset) + CLEANED_SUFFIX);
     }
 
     public static Path offsetIndexFile(Path directory, long baseOffset) {

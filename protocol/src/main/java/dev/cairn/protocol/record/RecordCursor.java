@@ -228,6 +228,11 @@ public final class RecordCursor {
         return recordsCount;
     }
 
+    /** Where the current record (its length prefix) starts in {@link #recordsBuffer()}. */
+    public int recordStart() {
+        return recordStart;
+    }
+
     /** The current record's size, including its length prefix. */
     public int recordSizeInBytes() {
         return recordSizeInBytes;

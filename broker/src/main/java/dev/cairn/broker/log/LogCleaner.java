@@ -1,0 +1,214 @@
+package dev.cairn.broker.log;
+
+import dev.cairn.broker.io.FileHandle;
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.broker.io.StorageException;
+import dev.cairn.protocol.record.BatchFilter;
+import dev.cairn.protocol.record.RecordBatch;
+import dev.cairn.protocol.record.RecordCursor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Compacts a log's inactive segments, Kafka's way: the latest record of each key stays, older records of the key
+ * go, records without a key go, and a tombstone (a record with a null value) goes once it is older than the delete
+ * retention. Offsets never change: each batch keeps its place (see {@link BatchFilter}), a batch that keeps nothing
+ * becomes an empty batch over the same offsets, and each segment keeps its base offset and end.
+ *
+ * <p>Deterministic: the outcome depends only on the log's bytes below {@code upToOffset}, {@code nowMs} and the
+ * settings, so replicas that run the same pass at the same log position (a replicated command) hold identical
+ * segments afterwards. It is also a fixed point: running a pass again, or an earlier pass after a later one (a Raft
+ * replay), changes nothing, and an unchanged segment is not rewritten.
+ *
+ * <p>Bounded: the key map holds at most {@code keysMax} keys (24 bytes each, twice over, see
+ * {@link KeyOffsetMap}); when the keys of the segments below {@code upToOffset} do not fit, the pass cleans only the
+ * segments whose keys did. Segments are read and written {@link #IO_BYTES} at a time. Runs on the log's writer
+ * thread.
+ */
+public final class LogCleaner {
+    /** Default key map size: 512 Ki keys, 24 MiB of map. */
+    public static final int KEYS_MAX_DEFAULT = 1 << 19;
+    /** Bytes read from a segment, and buffered for the compacted copy, at a time. */
+    static final int IO_BYTES = 1 << 20;
+
+    private final FileIo io;
+    private final int keysMax;
+    private final int decompressedBytesMax;
+    private final RecordCursor cursor = new RecordCursor();
+    private final RecordBatch batch = new RecordBatch();
+
+    /**
+     * @param decompressedBytesMax how far one batch's records may inflate (the produce validation limit)
+     */
+    public LogCleaner(FileIo io, int keysMax, int decompressedBytesMax) {
+        this.io = io;
+        this.keysMax = keysMax;
+        this.decompressedBytesMax = decompressedBytesMax;
+    }
+
+    /** What a pass did. {@code oldestTombstoneKeptMs} is -1 when no tombstone was kept. */
+    public record Outcome(int segmentsCleaned, int segmentsRewritten, long bytesBefore, long bytesAfter,
+            long recordsRemoved, long tombstonesRemoved, long cleanedUpTo, boolean keyMapFull,
+            long oldestTombstoneKeptMs) {
+    }
+
+    /**
+     * Compacts the inactive segments of {@code log} that end at or below {@code upToOffset}.
+     *
+     * @param nowMs the clock the tombstones' age is measured against (the leader's, carried by the command)
+     * @param deleteRetentionMs {@code delete.retention.ms}: how long a tombstone stays
+     */
+    public Outcome clean(Log log, long upToOffset, long nowMs, long deleteRetentionMs) {
+        List<Log.InactiveSegment> candidates = log.inactiveSegmentsEndingBy(upToOffset);
+        KeyOffsetMap map = new KeyOffsetMap(keysMax);
+        int mapped = 0;
+        boolean full = false;
+        for (Log.InactiveSegment segment : candidates) {
+            if (!mapKeys(log, segment, map)) {
+                full = true;
+                break;
+            }
+            mapped++;
+        }
+        Pass pass = new Pass(map, nowMs, deleteRetentionMs);
+        long bytesBefore = 0;
+        long bytesAfter = 0;
+        int rewritten = 0;
+        for (Log.InactiveSegment segment : candidates.subList(0, mapped)) {
+            bytesBefore += segment.sizeBytes();
+            long after = rewrite(log, segment, pass);
+            if (after >= 0) {
+                rewritten++;
+                bytesAfter += after;
+            } else {
+                bytesAfter += segment.sizeBytes();
+            }
+        }
+        long cleanedUpTo = mapped == 0 ? -1 : candidates.get(mapped - 1).endOffset();
+        return new Outcome(mapped, rewritten, bytesBefore, bytesAfter, pass.recordsRemoved, pass.tombstonesRemoved,
+                cleanedUpTo, full, pass.oldestTombstoneKeptMs);
+    }
+
+    /** Adds the segment's keys to the map; false when the map filled up before the segment's end. */
+    private boolean mapKeys(Log log, Log.InactiveSegment segment, KeyOffsetMap map) {
+        long offset = segment.baseOffset();
+        while (offset < segment.endOffset()) {
+            ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
+            int position = chunk.position();
+            while (position < chunk.limit()) {
+                batch.wrap(chunk, position);
+                position += batch.sizeInBytes();
+                offset = batch.lastOffset() + 1;
+                if (batch.isControl() || batch.recordsCount() == 0) {
+                    continue;
+                }
+                cursor.reset(batch, decompressedBytesMax);
+                while (cursor.next()) {
+                    ByteBuffer key = cursor.key();
+                    if (key != null && !map.put(key, cursor.offset())) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Writes the segment's compacted copy and puts it in place; returns its size, or -1 when nothing would change
+     * (the copy is dropped and the segment stays as it is).
+     */
+    private long rewrite(Log log, Log.InactiveSegment segment, Pass pass) {
+        Path cleaned = SegmentDescriptor.cleanedFile(log.directory(), segment.baseOffset());
+        boolean changed = false;
+        long written = 0;
+        try {
+            io.delete(cleaned);
+            try (FileHandle out = io.open(cleaned)) {
+                ByteBuffer buffer = ByteBuffer.allocate(IO_BYTES);
+                long offset = segment.baseOffset();
+                while (offset < segment.endOffset()) {
+                    ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
+                    int position = chunk.position();
+                    while (position < chunk.limit()) {
+                        batch.wrap(chunk, position);
+                        int size = batch.sizeInBytes();
+                        ByteBuffer original = chunk.duplicate().limit(position + size).position(position);
+                        position += size;
+                        offset = batch.lastOffset() + 1;
+                        ByteBuffer result = BatchFilter.retain(batch, cursor, decompressedBytesMax, pass);
+                        changed |= !result.equals(original);
+                        if (result.remaining() > buffer.remaining()) {
+                            written += drain(out, buffer, written);
+                        }
+                        if (result.remaining() > buffer.capacity()) {
+                            int bytes = result.remaining();
+                            out.write(result, written);
+                            written += bytes;
+                        } else {
+                            buffer.put(result);
+                        }
+                    }
+                }
+                written += drain(out, buffer, written);
+                if (changed) {
+                    out.force();
+                }
+            }
+            if (!changed) {
+                io.delete(cleaned);
+                return -1;
+            }
+        } catch (IOException e) {
+            throw new StorageException("compaction of segment " + segment.baseOffset() + " in " + log.directory()
+                    + " failed", e);
+        }
+        log.replaceWithCleaned(segment.baseOffset(), cleaned);
+        return written;
+    }
+
+    /** Writes the buffered bytes at {@code position} and empties the buffer; returns how many it wrote. */
+    private static long drain(FileHandle out, ByteBuffer buffer, long position) throws IOException {
+        buffer.flip();
+        int bytes = buffer.remaining();
+        out.write(buffer, position);
+        buffer.clear();
+        return bytes;
+    }
+
+    /** One pass's decisions, and what it removed. */
+    private static final class Pass implements BatchFilter.RecordPredicate {
+        private final KeyOffsetMap map;
+        private final long tombstoneHorizonMs;
+        long recordsRemoved;
+        long tombstonesRemoved;
+        long oldestTombstoneKeptMs = -1;
+
+        Pass(KeyOffsetMap map, long nowMs, long deleteRetentionMs) {
+            this.map = map;
+            this.tombstoneHorizonMs = nowMs - deleteRetentionMs;
+        }
+
+        @Override
+        public boolean keep(RecordCursor record) {
+            ByteBuffer key = record.key();
+            if (key == null || map.latestOffset(key) != record.offset()) {
+                recordsRemoved++;
+                return false;
+            }
+            if (record.valueSize() < 0) {
+                long timestamp = record.timestamp();
+                if (timestamp <= tombstoneHorizonMs) {
+                    recordsRemoved++;
+                    tombstonesRemoved++;
+                    return false;
+                }
+                oldestTombstoneKeptMs = oldestTombstoneKeptMs < 0 ? timestamp
+                        : Math.min(oldestTombstoneKeptMs, timestamp);
+            }
+            return true;
+        }
+    }
+}
