@@ -115,6 +115,8 @@ public final class Broker implements Closeable {
     private static final long PARTITION_STATE_CHECK_MS = 500;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
+    /** A compaction pass reads and rewrites segments on the apply thread: it may take a while on a large log. */
+    private static final long COMPACTION_SUBMIT_TIMEOUT_MS = 600_000;
     /**
      * How often the group coordinator enforces session, rebalance and sync deadlines: the precision of those
      * timeouts, small next to the smallest session timeout allowed.
@@ -217,7 +219,7 @@ public final class Broker implements Closeable {
             register(cluster, config, server);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            maintenance.scheduleWithFixedDelay(() -> cluster.syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
+            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -227,8 +229,11 @@ public final class Broker implements Closeable {
                         LEADERSHIP_TRANSFER_TIMEOUT_MS),
                         balanceMs, balanceMs, TimeUnit.MILLISECONDS);
             }
+            long cleanerBackoff = config.logCleanerBackoffMs();
+            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().compact(System.currentTimeMillis(),
+                    COMPACTION_SUBMIT_TIMEOUT_MS), cleanerBackoff, cleanerBackoff, TimeUnit.MILLISECONDS);
             long interval = config.logRetentionCheckIntervalMs();
-            maintenance.scheduleWithFixedDelay(() -> cluster.enforceRetention(System.currentTimeMillis(),
+            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().enforceRetention(System.currentTimeMillis(),
                     RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
             timers.requests().scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()),
                     GROUP_TICK_INTERVAL_MS, GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -310,6 +315,15 @@ public final class Broker implements Closeable {
                 () -> cluster.localReplicas().stream().mapToLong(Partition::logSizeBytes).sum());
         metrics.gauge("cairn.log.segments", "Log segments of the replicas on this broker",
                 () -> cluster.localReplicas().stream().mapToLong(Partition::logSegmentCount).sum());
+        metrics.counter("cairn.log.cleaner.passes", "Compaction passes the replicas on this broker applied",
+                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().passes()).sum());
+        metrics.counter("cairn.log.cleaner.read.bytes", "Segment bytes compaction passes read and rewrote from",
+                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesRead()).sum());
+        metrics.counter("cairn.log.cleaner.written.bytes", "Segment bytes left after compaction passes",
+                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesWritten()).sum());
+        metrics.counter("cairn.log.cleaner.removed.records", "Records compaction removed (superseded, keyless, "
+                + "expired tombstones)",
+                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().recordsRemoved()).sum());
     }
 
     private static ReplicaCounts replicaCounts(BrokerConfig config, RatisCluster cluster) {

@@ -8,6 +8,7 @@ enum ConfigType {
     STRING(2),
     INT(3),
     LONG(5),
+    DOUBLE(6),
     LIST(7),
     PASSWORD(9);
 

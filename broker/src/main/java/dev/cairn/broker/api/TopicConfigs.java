@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.ConfigKey;
 import dev.cairn.broker.config.Limits;
+import dev.cairn.broker.log.CompactionConfig;
 import dev.cairn.protocol.record.compression.CompressionType;
 import java.util.List;
 import java.util.Optional;
@@ -12,12 +13,11 @@ import java.util.Optional;
  * Anything else is refused, as Kafka refuses unknown names ("Unknown topic config name"), rather than stored and
  * silently ignored.
  *
- * <p>Compacted topics ({@code cleanup.policy=compact} or {@code compact,delete}) are accepted with Kafka's reader-
- * visible semantics: every record needs a key (INVALID_RECORD otherwise), and a compact-only topic is never trimmed
- * by time or size. Cairn has no cleaner yet, so a compacted topic keeps every record: readers see a valid log (Kafka
- * too may leave any record uncompacted indefinitely, its {@code max.compaction.lag.ms} being unbounded by default),
- * but disk use grows with every write and tombstones stay. The cleaner's own settings
- * ({@code min.cleanable.dirty.ratio}, {@code delete.retention.ms}...) are refused as unknown until it exists.
+ * <p>Compacted topics ({@code cleanup.policy=compact} or {@code compact,delete}) have Kafka's semantics: every record
+ * needs a key (INVALID_RECORD otherwise), a compact-only topic is never trimmed by time or size, and partition leaders
+ * run compaction passes through the partitions' Raft groups ({@code log.LogCleaner}, docs/storage.md) as the
+ * cleaner's settings ({@code delete.retention.ms}, {@code min.cleanable.dirty.ratio}, {@code min.compaction.lag.ms},
+ * {@code max.compaction.lag.ms}) say.
  */
 final class TopicConfigs {
     static final String RETENTION_MS = "retention.ms";
@@ -28,9 +28,13 @@ final class TopicConfigs {
     static final String CLEANUP_POLICY = "cleanup.policy";
     static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
     static final String COMPRESSION_TYPE = "compression.type";
+    static final String DELETE_RETENTION_MS = CompactionConfig.DELETE_RETENTION_MS;
+    static final String MIN_CLEANABLE_DIRTY_RATIO = CompactionConfig.MIN_CLEANABLE_DIRTY_RATIO;
+    static final String MIN_COMPACTION_LAG_MS = CompactionConfig.MIN_COMPACTION_LAG_MS;
+    static final String MAX_COMPACTION_LAG_MS = CompactionConfig.MAX_COMPACTION_LAG_MS;
     /** Delete old segments by retention time and size. */
     static final String CLEANUP_POLICY_DELETE = "delete";
-    /** Keep the latest record per key (accepted; no cleaner yet, see the class comment). */
+    /** Keep the latest record per key (log compaction). */
     static final String CLEANUP_POLICY_COMPACT = "compact";
     /** Records keep the producer's timestamps. */
     static final String TIMESTAMP_TYPE_CREATE_TIME = "CreateTime";
@@ -43,8 +47,9 @@ final class TopicConfigs {
             "uncompressed", CompressionType.NONE, "gzip", CompressionType.GZIP, "snappy", CompressionType.SNAPPY,
             "lz4", CompressionType.LZ4, "zstd", CompressionType.ZSTD);
     /** Every accepted name, for error messages. */
-    static final List<String> NAMES = List.of(CLEANUP_POLICY, COMPRESSION_TYPE, MAX_MESSAGE_BYTES,
-            MESSAGE_TIMESTAMP_TYPE, RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
+    static final List<String> NAMES = List.of(CLEANUP_POLICY, COMPRESSION_TYPE, DELETE_RETENTION_MS,
+            MAX_COMPACTION_LAG_MS, MAX_MESSAGE_BYTES, MESSAGE_TIMESTAMP_TYPE, MIN_CLEANABLE_DIRTY_RATIO,
+            MIN_COMPACTION_LAG_MS, RETENTION_BYTES, RETENTION_MS, SEGMENT_BYTES, SEGMENT_MS);
     /**
      * What DescribeConfigs reports for each accepted name, in {@link #NAMES} order: the type Kafka gives the
      * config, and the broker setting a topic without its own value inherits. Cairn has no broker keys for the cleanup
@@ -52,15 +57,27 @@ final class TopicConfigs {
      */
     static final List<Description> DESCRIPTIONS = List.of(
             Description.fixed(CLEANUP_POLICY, ConfigType.LIST, "log.cleanup.policy", CLEANUP_POLICY_DELETE,
-                    "delete trims old segments by retention; compact requires keys and keeps the topic from being "
-                    + "trimmed (Cairn has no cleaner yet: a compacted topic keeps every record)."),
+                    "delete trims old segments by retention; compact requires keys and keeps the latest record of "
+                    + "each key (log compaction)."),
             Description.fixed(COMPRESSION_TYPE, ConfigType.STRING, "compression.type", COMPRESSION_TYPE_PRODUCER,
                     "The codec batches are stored with; producer keeps the producer's, any other is recompressed to."),
+            Description.fixed(DELETE_RETENTION_MS, ConfigType.LONG, "log.cleaner.delete.retention.ms",
+                    Long.toString(CompactionConfig.DELETE_RETENTION_MS_DEFAULT), "How long compaction keeps a "
+                    + "tombstone (a record with a null value), counted from its timestamp."),
+            Description.fixed(MAX_COMPACTION_LAG_MS, ConfigType.LONG, "log.cleaner.max.compaction.lag.ms",
+                    Long.toString(CompactionConfig.MAX_COMPACTION_LAG_MS_DEFAULT), "A segment older than this is "
+                    + "compacted whatever the dirty ratio."),
             Description.inherited(MAX_MESSAGE_BYTES, ConfigType.INT, BrokerConfig.MESSAGE_MAX_BYTES,
                     "Largest record batch a producer may append to this topic."),
             Description.fixed(MESSAGE_TIMESTAMP_TYPE, ConfigType.STRING, "log.message.timestamp.type",
                     TIMESTAMP_TYPE_CREATE_TIME, "CreateTime keeps the producer's timestamps; LogAppendTime stamps "
                     + "the time the leader accepted each batch."),
+            Description.fixed(MIN_CLEANABLE_DIRTY_RATIO, ConfigType.DOUBLE, "log.cleaner.min.cleanable.ratio",
+                    Double.toString(CompactionConfig.MIN_CLEANABLE_DIRTY_RATIO_DEFAULT), "Compact once the "
+                    + "uncompacted share of the inactive segments reaches this."),
+            Description.fixed(MIN_COMPACTION_LAG_MS, ConfigType.LONG, "log.cleaner.min.compaction.lag.ms",
+                    Long.toString(CompactionConfig.MIN_COMPACTION_LAG_MS_DEFAULT), "Segments with records newer "
+                    + "than this are not compacted yet."),
             Description.inherited(RETENTION_BYTES, ConfigType.LONG, BrokerConfig.LOG_RETENTION_BYTES,
                     "Delete the oldest segments while a partition is larger than this; -1 is unlimited."),
             Description.inherited(RETENTION_MS, ConfigType.LONG, BrokerConfig.LOG_RETENTION_MS,
@@ -158,6 +175,13 @@ final class TopicConfigs {
                 return cleanupPolicies(value).isPresent() ? Optional.empty() : Optional.of("Invalid value " + value
                         + " for configuration " + name + ": a list of " + CLEANUP_POLICY_DELETE + " and "
                         + CLEANUP_POLICY_COMPACT + ", each at most once");
+            case DELETE_RETENTION_MS:
+            case MIN_COMPACTION_LAG_MS:
+                return longInRange(name, value, 0, Long.MAX_VALUE);
+            case MAX_COMPACTION_LAG_MS:
+                return longInRange(name, value, 1, Long.MAX_VALUE);
+            case MIN_CLEANABLE_DIRTY_RATIO:
+                return ratio(name, value);
             case MESSAGE_TIMESTAMP_TYPE:
                 return TIMESTAMP_TYPE_CREATE_TIME.equals(value) || TIMESTAMP_TYPE_LOG_APPEND_TIME.equals(value)
                         ? Optional.empty() : Optional.of("Invalid value " + value + " for configuration " + name
@@ -178,6 +202,16 @@ final class TopicConfigs {
                 return Optional.of("Unknown topic config name: " + name + " (Cairn accepts "
                         + String.join(", ", NAMES) + ")");
         }
+    }
+
+    private static Optional<String> ratio(String name, String value) {
+        double parsed;
+        try {
+            parsed = Double.parseDouble(value.trim());
+        } catch (NumberFormatException e) {
+            return Optional.of(name + "=" + value + " is not a number");
+        }
+        return parsed >= 0 && parsed <= 1 ? Optional.empty() : Optional.of(name + "=" + value + " is outside [0, 1]");
     }
 
     private static Optional<String> longInRange(String name, String value, long min, long max) {

@@ -85,6 +85,9 @@ public record BrokerConfig(
             Long.MAX_VALUE, "Delete oldest segments while a partition is larger than this; -1 is unlimited.");
     public static final ConfigKey<Long> LOG_RETENTION_CHECK_INTERVAL_MS = longKey("log.retention.check.interval.ms",
             300_000L, 1000, Long.MAX_VALUE, "How often each partition leader applies retention (and roll by age).");
+    public static final ConfigKey<Long> LOG_CLEANER_BACKOFF_MS = longKey("log.cleaner.backoff.ms", 15_000L, 100,
+            3_600_000L, "How often each leader of a compacted topic's partition checks whether a compaction pass is "
+            + "due.");
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MESSAGES = longKey("log.flush.interval.messages",
             Long.MAX_VALUE, 1, Long.MAX_VALUE, "fsync a partition log after this many batches. 1 also makes every "
             + "acknowledged produce wait until a majority of replicas fsynced it (otherwise: written, fsync follows; "
@@ -157,7 +160,7 @@ public record BrokerConfig(
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
-            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT), Stream.concat(SecurityKeys.KEYS.stream(),
+            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT, LOG_CLEANER_BACKOFF_MS), Stream.concat(SecurityKeys.KEYS.stream(),
             RaftTlsKeys.KEYS.stream())).toList();
 
     public BrokerConfig {
@@ -188,6 +191,11 @@ public record BrokerConfig(
     /** {@code num.io.threads}: threads handing commands to Raft groups. */
     public int numIoThreads() {
         return NUM_IO_THREADS.parse(text(NUM_IO_THREADS));
+    }
+
+    /** {@code log.cleaner.backoff.ms}: how often leaders check whether a compaction pass is due. */
+    public long logCleanerBackoffMs() {
+        return LOG_CLEANER_BACKOFF_MS.parse(text(LOG_CLEANER_BACKOFF_MS));
     }
 
     /** {@code raft.snapshot.interval.bytes}: applied bytes after which a partition group snapshots. */
@@ -306,6 +314,7 @@ public record BrokerConfig(
                 METRICS_PORT.parse(text.get(METRICS_PORT.name())),
                 values);
         config.numIoThreads();
+        config.logCleanerBackoffMs();
         checkOverridesNameListeners(values.keySet(), kafkaListeners);
         for (KafkaListener each : kafkaListeners) {
             if (each.protocol().tls()) {

@@ -47,6 +47,7 @@ public final class Log implements Closeable {
     private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
     private final RecoveryCheckpoint checkpoint;
     private final RecordBatch appendBatch = new RecordBatch();
+    private final RollPlan rollPlan;
     /** Segments removed by retention or truncation; their files are closed on the next retention pass. */
     private final List<Segment> retired = new ArrayList<>();
     private Segment active;
@@ -62,6 +63,7 @@ public final class Log implements Closeable {
         this.directory = directory;
         this.config = config;
         this.checkpoint = checkpoint;
+        this.rollPlan = new RollPlan(io, directory);
     }
 
     /**
@@ -156,6 +158,7 @@ public final class Log implements Closeable {
         active.flush();
         checkpoint.write(logEndOffset, false);
         flushedOffset = logEndOffset;
+        rollPlan.load(logEndOffset);
     }
 
     private void deleteAllSegmentFiles(List<Path> files) throws IOException {
@@ -261,7 +264,9 @@ public final class Log implements Closeable {
                 logEndOffset);
         Invariant.check(record.lastOffsetDelta() >= 0, "negative last offset delta %d", record.lastOffsetDelta());
         assert record.isChecksumValid() : "append of a batch with a bad CRC at offset " + baseOffset;
-        if (shouldRoll(sizeBytes, lastOffset)) {
+        if (rollPlan.offset() != RollPlan.NONE) {
+            rollAsPlanned(baseOffset);
+        } else if (shouldRoll(sizeBytes, lastOffset)) {
             roll();
         }
         try {
@@ -304,6 +309,9 @@ public final class Log implements Closeable {
      */
     public boolean maybeRoll(long nowMs) {
         checkWriter();
+        if (rollPlan.offset() != RollPlan.NONE) {
+            return rollAsPlanned(logEndOffset);
+        }
         long first = active.firstBatchTimestamp();
         if (active.isEmpty() || first == NO_TIMESTAMP || nowMs - first <= config.segmentMs()) {
             return false;
@@ -489,7 +497,9 @@ public final class Log implements Closeable {
     /**
      * Removes every batch at or above {@code offset}; a batch that contains {@code offset} is removed whole.
      * Returns the new log end offset (at most {@code offset}). An offset at or below the log start offset
-     * empties the log and restarts it at {@code offset}. Used when a Raft replay or snapshot rewinds the log.
+     * empties the log and restarts it at {@code offset}. Used when a Raft replay or snapshot rewinds the log, before
+     * the same committed batches come back: the segment that held {@code offset} then ends where it ended before
+     * ({@link RollPlan}), so the replayed log has the same segments even where compaction shrank that segment.
      */
     public long truncateTo(long offset) {
         checkWriter();
@@ -507,6 +517,10 @@ public final class Log implements Closeable {
             long lowered = Math.min(flushedOffset, target.baseOffset());
             checkpoint.write(lowered, false);
             flushedOffset = lowered;
+            Long segmentEnd = segments.higherKey(target.baseOffset());
+            if (segmentEnd != null) {
+                rollPlan.set(segmentEnd);
+            }
             while (segments.lastKey() > target.baseOffset()) {
                 Segment newest = segments.pollLastEntry().getValue();
                 retired.add(newest);
@@ -538,6 +552,7 @@ public final class Log implements Closeable {
         Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
         try {
             checkpoint.writeRestartPending(startOffset);
+            rollPlan.clear();
             while (!segments.isEmpty()) {
                 Segment newest = segments.pollLastEntry().getValue();
                 retired.add(newest);
@@ -563,6 +578,11 @@ public final class Log implements Closeable {
     }
 
     // ---------------------------------------------------------------- compaction (LogCleaner)
+
+    /** The file system the log's files live on (compaction writes its copies there). */
+    FileIo fileIo() {
+        return io;
+    }
 
     /** An inactive segment: its base offset, the next segment's base, and its size. */
     record InactiveSegment(long baseOffset, long endOffset, int sizeBytes) {
@@ -630,6 +650,24 @@ public final class Log implements Closeable {
             failure = error;
             throw error;
         }
+    }
+
+    /**
+     * After a truncation, the active segment ends where it ended before (see {@link RollPlan}): no roll before the
+     * planned offset, a roll at it. Returns whether it rolled.
+     */
+    private boolean rollAsPlanned(long nextBaseOffset) {
+        long planned = rollPlan.offset();
+        if (nextBaseOffset < planned) {
+            return false;
+        }
+        boolean rolled = nextBaseOffset == planned && roll();
+        try {
+            rollPlan.clear();
+        } catch (IOException e) {
+            throw new StorageException("cannot drop the roll plan of " + directory, e);
+        }
+        return rolled;
     }
 
     /** Makes the calling thread the log's single writer (a deliberate handover). */
@@ -805,6 +843,12 @@ public final class Log implements Closeable {
      * Every segment's base offset and size, oldest first. Taken on the writer thread it is consistent with
      * {@link #logEndOffset()}; the sizes cover whole batches only.
      */
+    /** The newest record timestamp of the segment based at {@code baseOffset}, -1 when it has none or is gone. */
+    public long segmentMaxTimestamp(long baseOffset) {
+        Segment segment = segments.get(baseOffset);
+        return segment == null ? NO_TIMESTAMP : segment.maxTimestamp();
+    }
+
     public List<SegmentExtent> segmentExtents() {
         List<SegmentExtent> extents = new ArrayList<>(segments.size());
         for (Segment segment : segments.values()) {

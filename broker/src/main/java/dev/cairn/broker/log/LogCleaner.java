@@ -33,7 +33,6 @@ public final class LogCleaner {
     /** Bytes read from a segment, and buffered for the compacted copy, at a time. */
     static final int IO_BYTES = 1 << 20;
 
-    private final FileIo io;
     private final int keysMax;
     private final int decompressedBytesMax;
     private final RecordCursor cursor = new RecordCursor();
@@ -42,8 +41,7 @@ public final class LogCleaner {
     /**
      * @param decompressedBytesMax how far one batch's records may inflate (the produce validation limit)
      */
-    public LogCleaner(FileIo io, int keysMax, int decompressedBytesMax) {
-        this.io = io;
+    public LogCleaner(int keysMax, int decompressedBytesMax) {
         this.keysMax = keysMax;
         this.decompressedBytesMax = decompressedBytesMax;
     }
@@ -55,28 +53,31 @@ public final class LogCleaner {
     }
 
     /**
-     * Compacts the inactive segments of {@code log} that end at or below {@code upToOffset}.
+     * Compacts the inactive segments of {@code log} that end at or below {@code upToOffset}. The key map is built
+     * from the dirty records, those at or above {@code dirtyFromOffset} (the end of the previous pass); records below
+     * it were compacted against each other already, so one whose key has no newer record stays. A key map that fills
+     * up ends the pass at the last segment whose dirty keys all fit.
      *
      * @param nowMs the clock the tombstones' age is measured against (the leader's, carried by the command)
      * @param deleteRetentionMs {@code delete.retention.ms}: how long a tombstone stays
      */
-    public Outcome clean(Log log, long upToOffset, long nowMs, long deleteRetentionMs) {
+    public Outcome clean(Log log, long dirtyFromOffset, long upToOffset, long nowMs, long deleteRetentionMs) {
         List<Log.InactiveSegment> candidates = log.inactiveSegmentsEndingBy(upToOffset);
         KeyOffsetMap map = new KeyOffsetMap(keysMax);
-        int mapped = 0;
+        int cleanable = 0;
         boolean full = false;
         for (Log.InactiveSegment segment : candidates) {
-            if (!mapKeys(log, segment, map)) {
+            if (segment.endOffset() > dirtyFromOffset && !mapKeys(log, segment, dirtyFromOffset, map)) {
                 full = true;
                 break;
             }
-            mapped++;
+            cleanable++;
         }
         Pass pass = new Pass(map, nowMs, deleteRetentionMs);
         long bytesBefore = 0;
         long bytesAfter = 0;
         int rewritten = 0;
-        for (Log.InactiveSegment segment : candidates.subList(0, mapped)) {
+        for (Log.InactiveSegment segment : candidates.subList(0, cleanable)) {
             bytesBefore += segment.sizeBytes();
             long after = rewrite(log, segment, pass);
             if (after >= 0) {
@@ -86,13 +87,13 @@ public final class LogCleaner {
                 bytesAfter += segment.sizeBytes();
             }
         }
-        long cleanedUpTo = mapped == 0 ? -1 : candidates.get(mapped - 1).endOffset();
-        return new Outcome(mapped, rewritten, bytesBefore, bytesAfter, pass.recordsRemoved, pass.tombstonesRemoved,
+        long cleanedUpTo = cleanable == 0 ? -1 : candidates.get(cleanable - 1).endOffset();
+        return new Outcome(cleanable, rewritten, bytesBefore, bytesAfter, pass.recordsRemoved, pass.tombstonesRemoved,
                 cleanedUpTo, full, pass.oldestTombstoneKeptMs);
     }
 
-    /** Adds the segment's keys to the map; false when the map filled up before the segment's end. */
-    private boolean mapKeys(Log log, Log.InactiveSegment segment, KeyOffsetMap map) {
+    /** Adds the keys of the segment's records from {@code fromOffset}; false when the map filled up. */
+    private boolean mapKeys(Log log, Log.InactiveSegment segment, long fromOffset, KeyOffsetMap map) {
         long offset = segment.baseOffset();
         while (offset < segment.endOffset()) {
             ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
@@ -107,7 +108,7 @@ public final class LogCleaner {
                 cursor.reset(batch, decompressedBytesMax);
                 while (cursor.next()) {
                     ByteBuffer key = cursor.key();
-                    if (key != null && !map.put(key, cursor.offset())) {
+                    if (key != null && cursor.offset() >= fromOffset && !map.put(key, cursor.offset())) {
                         return false;
                     }
                 }
@@ -121,6 +122,7 @@ public final class LogCleaner {
      * (the copy is dropped and the segment stays as it is).
      */
     private long rewrite(Log log, Log.InactiveSegment segment, Pass pass) {
+        FileIo io = log.fileIo();
         Path cleaned = SegmentDescriptor.cleanedFile(log.directory(), segment.baseOffset());
         boolean changed = false;
         long written = 0;
@@ -194,7 +196,8 @@ public final class LogCleaner {
         @Override
         public boolean keep(RecordCursor record) {
             ByteBuffer key = record.key();
-            if (key == null || map.latestOffset(key) != record.offset()) {
+            long latest = key == null ? -1 : map.latestOffset(key);
+            if (key == null || (latest >= 0 && latest != record.offset())) {
                 recordsRemoved++;
                 return false;
             }

@@ -41,6 +41,15 @@ public sealed interface Command {
     }
 
     /**
+     * Compacts the log's inactive segments that end at or below {@code upToOffset} (log compaction, cleanup.policy
+     * compact), mapping the keys of the records from {@code dirtyFromOffset} (where the previous pass ended), as of
+     * {@code nowMs} (the leader's clock, against which tombstones age). The leader picks the offsets, so every replica
+     * cleans the same segments at the same log position and keeps the same bytes.
+     */
+    record Compact(long dirtyFromOffset, long upToOffset, long nowMs) implements Command {
+    }
+
+    /**
      * Sets the topic configs this partition's log follows from here on ({@code segment.bytes}, {@code segment.ms},
      * {@code retention.*}, {@code cleanup.policy}), replacing those it was created with or last given: every replica
      * switches at the same log position, so all roll and delete the same segments. Carries every topic-level

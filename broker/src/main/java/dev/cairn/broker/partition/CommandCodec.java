@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
  *   DeleteOffset      (4): groupId str
  *   DeleteRecords     (5): offset i64
  *   Reconfigure       (6): count i32, count x (name str, value str), names in order
+ *   Compact           (7): dirtyFromOffset i64, upToOffset i64, nowMs i64
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
@@ -31,6 +32,8 @@ import java.nio.charset.StandardCharsets;
  *   Fetched    (6): offset i64, leaderEpoch i32, metadata str
  *   OffsetDeleted (7): existed u8
  *   Reconfigured  (8): (empty)
+ *   Compacted     (9): segmentsCleaned i32, cleanedUpTo i64, bytesBefore i64, bytesAfter i64, recordsRemoved i64,
+ *                      keyMapFull u8
  *   (type 5, from brokers before leader epochs were kept, is offset i64, metadata str: decoded with epoch -1)
  * query    = formatVersion u8 (1), type u8 (1 = committed offset), groupId str
  * str      = length i32 (-1 = null), UTF-8 bytes
@@ -46,6 +49,7 @@ public final class CommandCodec {
     private static final byte DELETE_OFFSET = 4;
     private static final byte DELETE_RECORDS = 5;
     private static final byte RECONFIGURE = 6;
+    private static final byte COMPACT = 7;
     private static final byte APPENDED = 1;
     private static final byte REJECTED = 2;
     private static final byte COMMITTED = 3;
@@ -54,6 +58,7 @@ public final class CommandCodec {
     private static final byte FETCHED = 6;
     private static final byte OFFSET_DELETED = 7;
     private static final byte RECONFIGURED = 8;
+    private static final byte COMPACTED = 9;
     private static final byte QUERY_COMMITTED_OFFSET = 1;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
@@ -83,6 +88,10 @@ public final class CommandCodec {
         }
         if (command instanceof DeleteRecords d) {
             return ByteBuffer.allocate(2 + 8).put(FORMAT_VERSION).put(DELETE_RECORDS).putLong(d.offset()).flip();
+        }
+        if (command instanceof Command.Compact c) {
+            return ByteBuffer.allocate(2 + 8 * 3).put(FORMAT_VERSION).put(COMPACT).putLong(c.dirtyFromOffset())
+                    .putLong(c.upToOffset()).putLong(c.nowMs()).flip();
         }
         if (command instanceof Reconfigure r) {
             return encodeReconfigure(r);
@@ -192,6 +201,8 @@ public final class CommandCodec {
                     return new CommitOffset(group, offset, leaderEpoch, metadata, commitTimeMs);
                 case ENFORCE_RETENTION:
                     return new EnforceRetention(in.getLong());
+                case COMPACT:
+                    return new Command.Compact(in.getLong(), in.getLong(), in.getLong());
                 case DELETE_RECORDS:
                     return new DeleteRecords(in.getLong());
                 case RECONFIGURE:
@@ -236,6 +247,11 @@ public final class CommandCodec {
             putString(out, metadata);
             return out.flip();
         }
+        if (result instanceof Result.Compacted c) {
+            return ByteBuffer.allocate(2 + 4 + 8 * 4 + 1).put(FORMAT_VERSION).put(COMPACTED)
+                    .putInt(c.segmentsCleaned()).putLong(c.cleanedUpTo()).putLong(c.bytesBefore())
+                    .putLong(c.bytesAfter()).putLong(c.recordsRemoved()).put((byte) (c.keyMapFull() ? 1 : 0)).flip();
+        }
         if (result instanceof Result.Retained r) {
             return ByteBuffer.allocate(2 + 8 + 4).put(FORMAT_VERSION).put(RETAINED).putLong(r.logStartOffset())
                     .putInt(r.segmentsDeleted()).flip();
@@ -263,6 +279,9 @@ public final class CommandCodec {
                     return Result.RECONFIGURED;
                 case RETAINED:
                     return new Result.Retained(in.getLong(), in.getInt());
+                case COMPACTED:
+                    return new Result.Compacted(in.getInt(), in.getLong(), in.getLong(), in.getLong(), in.getLong(),
+                            in.get() != 0);
                 case OFFSET_DELETED:
                     return new Result.OffsetDeleted(in.get() != 0);
                 case FETCHED_WITHOUT_EPOCH:

@@ -1,5 +1,6 @@
 package dev.cairn.broker.partition;
 
+import dev.cairn.broker.log.CompactionConfig;
 import dev.cairn.broker.log.Invariant;
 import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
@@ -43,6 +44,7 @@ public final class Partition {
     private final ProducerStateTable producers = new ProducerStateTable();
     private final LeaderEpochs leaderEpochs = new LeaderEpochs();
     private final RecordBatch header = new RecordBatch();
+    private final PartitionCompaction compaction;
     /** The broker's log settings, which the topic configs override. */
     private final LogConfig brokerLogConfig;
     /** The topic configs the partition was created with: what the log follows before any Reconfigure. */
@@ -71,6 +73,7 @@ public final class Partition {
         this.brokerLogConfig = brokerLogConfig;
         this.initialTopicConfigs = Map.copyOf(initialTopicConfigs);
         this.topicConfigs = this.initialTopicConfigs;
+        this.compaction = new PartitionCompaction(log);
     }
 
     public String topic() {
@@ -130,6 +133,9 @@ public final class Partition {
         }
         if (command instanceof Reconfigure reconfigure) {
             return reconfigure(reconfigure.topicConfigs());
+        }
+        if (command instanceof Command.Compact compact) {
+            return compaction.apply(compact, CompactionConfig.of(topicConfigs));
         }
         if (command instanceof DeleteOffset delete) {
             boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
@@ -245,6 +251,16 @@ public final class Partition {
 
     public OptionalLong offsetForTimestamp(long timestampMs) {
         return log.offsetForTimestamp(timestampMs);
+    }
+
+    /** The compaction pass the leader should submit now, if the topic is compacted and one is due; any thread. */
+    public Optional<Command.Compact> compactionDue(long nowMs) {
+        return compaction.due(nowMs, CompactionConfig.of(topicConfigs));
+    }
+
+    /** Cumulative compaction figures of this replica; any thread. */
+    public CompactionStats compactionStats() {
+        return compaction.stats();
     }
 
     /** OffsetForLeaderEpoch's answer for {@code epoch} while {@code currentEpoch} leads; see {@link LeaderEpochs}. */

@@ -43,6 +43,15 @@ public sealed interface Result {
         }
     }
 
+    /**
+     * A compaction pass ran: it cleaned {@code segmentsCleaned} segments up to {@code cleanedUpTo} (-1 when none),
+     * rewriting those that changed, from {@code bytesBefore} to {@code bytesAfter}; {@code keyMapFull} when the
+     * keys below the requested offset did not all fit in the key map.
+     */
+    record Compacted(int segmentsCleaned, long cleanedUpTo, long bytesBefore, long bytesAfter, long recordsRemoved,
+            boolean keyMapFull) implements Result {
+    }
+
     /** Retention ran; the log now starts at {@code logStartOffset}. */
     record Retained(long logStartOffset, int segmentsDeleted) implements Result {
     }

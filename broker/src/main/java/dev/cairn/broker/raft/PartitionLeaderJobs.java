@@ -20,10 +20,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Commands the leader of each partition submits on the maintenance timer, so that every replica applies them at
  * the same position of its log: retention as of the leader's clock, and the topic's configs whenever the metadata
- * group holds others than the partition's log follows (after IncrementalAlterConfigs or AlterConfigs). At most one
- * reconfiguration is in flight per partition; one that fails or times out is submitted again at the next run.
+ * group holds others than the partition's log follows (after IncrementalAlterConfigs or AlterConfigs), and compaction
+ * passes of compacted topics. At most one reconfiguration and one compaction pass are in flight per partition; one
+ * that fails or times out is submitted again at a later run.
  */
-final class PartitionLeaderJobs {
+public final class PartitionLeaderJobs {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLeaderJobs.class);
 
     private final Supplier<Collection<TopicPartition>> hosted;
@@ -31,6 +32,7 @@ final class PartitionLeaderJobs {
     private final Supplier<MetadataImage> images;
     private final Submitter submit;
     private final Set<TopicPartition> reconfigurationsInFlight = ConcurrentHashMap.newKeySet();
+    private final Set<TopicPartition> compactionsInFlight = ConcurrentHashMap.newKeySet();
 
     /**
      * @param hosted the partitions this broker holds a replica of
@@ -52,7 +54,7 @@ final class PartitionLeaderJobs {
     }
 
     /** Submits retention as of {@code nowMs} to every partition this broker leads. */
-    void enforceRetention(long nowMs, long timeoutMs) {
+    public void enforceRetention(long nowMs, long timeoutMs) {
         for (TopicPartition tp : hosted.get()) {
             if (ledReplica.apply(tp).isEmpty()) {
                 continue;
@@ -66,8 +68,38 @@ final class PartitionLeaderJobs {
         }
     }
 
+    /**
+     * Submits a compaction pass to every led partition of a compacted topic where one is due (see
+     * {@link Partition#compactionDue}); at most one pass is in flight per partition.
+     */
+    public void compact(long nowMs, long timeoutMs) {
+        for (TopicPartition tp : hosted.get()) {
+            Optional<Partition> replica = ledReplica.apply(tp);
+            if (replica.isEmpty()) {
+                continue;
+            }
+            Optional<Command.Compact> due = replica.get().compactionDue(nowMs);
+            if (due.isEmpty() || !compactionsInFlight.add(tp)) {
+                continue;
+            }
+            submit.submit(tp, due.get(), timeoutMs).whenComplete((result, error) -> {
+                compactionsInFlight.remove(tp);
+                if (result instanceof Result.Compacted compacted && compacted.segmentsCleaned() > 0) {
+                    LOG.info("{}: compacted {} segments up to offset {}: {} -> {} bytes, {} records removed{}", tp,
+                            compacted.segmentsCleaned(), compacted.cleanedUpTo(), compacted.bytesBefore(),
+                            compacted.bytesAfter(), compacted.recordsRemoved(),
+                            compacted.keyMapFull() ? " (key map full: the rest at the next pass)" : "");
+                } else if (result instanceof Result.Compacted compacted && compacted.keyMapFull()) {
+                    LOG.warn("{}: not compacted: the keys of one segment do not fit in the key map", tp);
+                } else if (error != null) {
+                    LOG.warn("{}: compaction pass not applied yet ({}); retrying later", tp, error.toString());
+                }
+            });
+        }
+    }
+
     /** Submits the topic's configs to every led partition whose log follows others. */
-    void syncTopicConfigs(long timeoutMs) {
+    public void syncTopicConfigs(long timeoutMs) {
         MetadataImage image = images.get();
         for (TopicPartition tp : hosted.get()) {
             TopicInfo topic = image.topics().get(tp.topic());

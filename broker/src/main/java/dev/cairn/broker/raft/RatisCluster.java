@@ -360,14 +360,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         balancer.balanceLeadership(nowMs, transferTimeoutMs);
     }
 
-    /** See {@link PartitionLeaderJobs#enforceRetention}. */
-    public void enforceRetention(long nowMs, long timeoutMs) {
-        leaderJobs.enforceRetention(nowMs, timeoutMs);
-    }
-
-    /** See {@link PartitionLeaderJobs#syncTopicConfigs}. */
-    public void syncTopicConfigs(long timeoutMs) {
-        leaderJobs.syncTopicConfigs(timeoutMs);
+    /** What this broker submits as a partition leader on the maintenance timer: retention, configs, compaction. */
+    public PartitionLeaderJobs leaderJobs() {
+        return leaderJobs;
     }
 
     /** The partition replicas this broker hosts and has opened, led or not (a read-only view, for metrics). */

@@ -237,7 +237,11 @@ class CreateTopicsHandlerTest {
                 "compact,compact")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2c", 1, 1), "cleanup.policy", "")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2d", 1, 1), "min.cleanable.dirty.ratio",
-                "0.5")));
+                "1.5")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2f", 1, 1), "delete.retention.ms",
+                "-1")));
+        assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c2g", 1, 1), "max.compaction.lag.ms",
+                "0")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3", 1, 1), "message.timestamp.type",
                 "WallClock")));
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(topic("c3b", 1, 1), "compression.type", "brotli")));
@@ -248,6 +252,8 @@ class CreateTopicsHandlerTest {
         assertError(ErrorCode.INVALID_CONFIG, createOne(withConfig(withConfig(topic("c8", 1, 1), "segment.ms", "1"),
                 "segment.ms", "2")));
         assertTrue(metadata.submitted().isEmpty());
+        assertError(ErrorCode.NONE, createOne(withConfig(withConfig(topic("c2e", 1, 1), "min.cleanable.dirty.ratio",
+                "0.1"), "delete.retention.ms", "0")));
         assertError(ErrorCode.NONE, createOne(withConfig(withConfig(withConfig(withConfig(topic("c9", 1, 1),
                 "retention.bytes", "-1"), "segment.bytes", "1048576"), "max.message.bytes", "2000000"),
                 "message.timestamp.type", "CreateTime")));

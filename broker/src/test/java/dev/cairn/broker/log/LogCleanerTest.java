@@ -103,14 +103,14 @@ class LogCleanerTest {
         Path dir = tempDir.resolve("t-0");
         TreeMap<Long, String[]> expected;
         long end;
-        LogCleaner cleaner = new LogCleaner(new NioFileIo(), 1000, 1 << 20);
+        LogCleaner cleaner = new LogCleaner(1000, 1 << 20);
         try (Log log = Log.open(new NioFileIo(), dir, config())) {
             expected = fill(log, 200);
             end = log.logEndOffset();
             long before = log.sizeBytes();
             assertTrue(log.segmentCount() > 5, "several segments: " + log.segmentCount());
 
-            LogCleaner.Outcome young = cleaner.clean(log, end, T0 + end, RETENTION_MS);
+            LogCleaner.Outcome young = cleaner.clean(log, 0, end, T0 + end, RETENTION_MS);
             assertEquals(log.segmentCount() - 1, young.segmentsCleaned(), "every inactive segment");
             assertEquals(end, young.cleanedUpTo());
             assertFalse(young.keyMapFull());
@@ -122,12 +122,12 @@ class LogCleanerTest {
             // 5-record batches: each emptied batch keeps its 61-byte header.
             assertTrue(log.sizeBytes() < before * 6 / 10, log.sizeBytes() + " of " + before);
 
-            LogCleaner.Outcome old = cleaner.clean(log, end, T0 + end + RETENTION_MS, RETENTION_MS);
+            LogCleaner.Outcome old = cleaner.clean(log, end, end, T0 + end + RETENTION_MS, RETENTION_MS);
             assertEquals(5, old.tombstonesRemoved());
             expected.values().removeIf(record -> record[1] == null);
             assertSameRecords(expected, readAll(log));
 
-            LogCleaner.Outcome again = cleaner.clean(log, end, T0 + end + RETENTION_MS, RETENTION_MS);
+            LogCleaner.Outcome again = cleaner.clean(log, 0, end, T0 + end + RETENTION_MS, RETENTION_MS);
             assertEquals(0, again.segmentsRewritten(), "a second pass is a fixed point");
             assertEquals(0, again.recordsRemoved());
         }
@@ -139,7 +139,7 @@ class LogCleanerTest {
 
     @Test
     void replicasRunningTheSamePassesHoldTheSameBytesAndAReplayedEarlierPassChangesNothing() throws IOException {
-        LogCleaner cleaner = new LogCleaner(new NioFileIo(), 1000, 1 << 20);
+        LogCleaner cleaner = new LogCleaner(1000, 1 << 20);
         Path a = tempDir.resolve("a-0");
         Path b = tempDir.resolve("b-0");
         try (Log first = Log.open(new NioFileIo(), a, config()); Log second = Log.open(new NioFileIo(), b, config())) {
@@ -148,11 +148,11 @@ class LogCleanerTest {
             long middle = first.segmentBaseOffsets().get(first.segmentCount() / 2);
             long end = first.logEndOffset();
             for (Log log : List.of(first, second)) {
-                cleaner.clean(log, middle, T0, RETENTION_MS);
-                cleaner.clean(log, end, T0 + end + RETENTION_MS, RETENTION_MS);
+                cleaner.clean(log, 0, middle, T0, RETENTION_MS);
+                cleaner.clean(log, middle, end, T0 + end + RETENTION_MS, RETENTION_MS);
             }
             // The second replica restarts and replays the first pass: nothing changes.
-            LogCleaner.Outcome replay = cleaner.clean(second, middle, T0, RETENTION_MS);
+            LogCleaner.Outcome replay = cleaner.clean(second, 0, middle, T0, RETENTION_MS);
             assertEquals(0, replay.segmentsRewritten());
         }
         Map<String, byte[]> filesA = segmentFiles(a);
@@ -163,12 +163,12 @@ class LogCleanerTest {
 
     @Test
     void aFullKeyMapCleansOnlyTheSegmentsWhoseKeysFit() throws IOException {
-        LogCleaner cleaner = new LogCleaner(new NioFileIo(), KEYS / 2, 1 << 20);
+        LogCleaner cleaner = new LogCleaner(KEYS / 2, 1 << 20);
         try (Log log = Log.open(new NioFileIo(), tempDir.resolve("m-0"), config())) {
             TreeMap<Long, String[]> all = new TreeMap<>();
             fill(log, 100);
             all.putAll(readAll(log));
-            LogCleaner.Outcome outcome = cleaner.clean(log, log.logEndOffset(), T0, RETENTION_MS);
+            LogCleaner.Outcome outcome = cleaner.clean(log, 0, log.logEndOffset(), T0, RETENTION_MS);
             assertTrue(outcome.keyMapFull());
             // With only 5 records per batch and KEYS / 2 keys mapped, the first segment cannot be mapped whole.
             assertEquals(0, outcome.segmentsCleaned());
@@ -190,6 +190,46 @@ class LogCleanerTest {
         try (Log log = Log.open(new NioFileIo(), dir, config())) {
             assertFalse(Files.exists(leftover));
             assertSameRecords(all, readAll(log));
+        }
+    }
+
+    /**
+     * A restore truncates into a compacted segment and Raft replays the same batches: the segment ends where it
+     * ended before, not where its smaller size would roll it, even across a restart in the middle of the replay.
+     */
+    @Test
+    void aReplayIntoACompactedSegmentRebuildsTheSameSegmentBoundaries() throws IOException {
+        Path dir = tempDir.resolve("r-0");
+        List<ByteBuffer> batches = new ArrayList<>();
+        List<Long> bounds;
+        long end;
+        try (Log log = Log.open(new NioFileIo(), dir, config())) {
+            for (int b = 0; b < 120; b++) {
+                RecordBatchBuilder builder = new RecordBatchBuilder(CompressionType.NONE);
+                for (int r = 0; r < 5; r++) {
+                    builder.append(T0 + b, ("k" + (b * 5 + r) % KEYS).getBytes(StandardCharsets.UTF_8),
+                            ("value-" + b + "-" + r).getBytes(StandardCharsets.UTF_8));
+                }
+                ByteBuffer batch = builder.build();
+                batches.add(batch.duplicate());
+                log.appendAsNext(batch, 1);
+            }
+            bounds = log.segmentBaseOffsets();
+            end = log.logEndOffset();
+            new LogCleaner(1000, 1 << 20).clean(log, 0, bounds.get(bounds.size() - 1), T0, RETENTION_MS);
+            // Rewind into the middle of the second segment, replay a few batches, and stop (a crash).
+            long rewind = bounds.get(1) + 5 * 3;
+            assertEquals(rewind, log.truncateTo(rewind));
+            for (int b = (int) (rewind / 5); b < rewind / 5 + 4; b++) {
+                log.appendAsNext(batches.get(b).duplicate(), 1);
+            }
+        }
+        try (Log log = Log.open(new NioFileIo(), dir, config())) {
+            for (int b = (int) (log.logEndOffset() / 5); b < batches.size(); b++) {
+                log.appendAsNext(batches.get(b).duplicate(), 1);
+            }
+            assertEquals(end, log.logEndOffset());
+            assertEquals(bounds, log.segmentBaseOffsets(), "the same segments after the replay");
         }
     }
 

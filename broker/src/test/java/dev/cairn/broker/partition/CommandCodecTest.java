@@ -24,7 +24,7 @@ class CommandCodecTest {
                 new Command.CommitOffset("g", -1, -1, null, 0L),
                 new Command.EnforceRetention(777L), new Command.DeleteOffset("group-ü"),
                 new Command.DeleteRecords(-1), new Command.DeleteRecords(1L << 40),
-                new Command.Reconfigure(java.util.Map.of()),
+                new Command.Reconfigure(java.util.Map.of()), new Command.Compact(7, 4096, 1_700_000_000_000L),
                 new Command.Reconfigure(java.util.Map.of("segment.bytes", "4096", "cleanup.policy", "compact")))) {
             assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
         }
@@ -55,7 +55,8 @@ class CommandCodecTest {
                 new Result.Appended(10, 14, 5, 3, true), new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "bad crc"),
                 Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m", 7),
                 new Result.OffsetFetched(-1, null, -1), new Result.OffsetDeleted(true),
-                new Result.OffsetDeleted(false), Result.RECONFIGURED)) {
+                new Result.OffsetDeleted(false), Result.RECONFIGURED,
+                new Result.Compacted(3, 4096, 10_000, 2_000, 77, true))) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
     }

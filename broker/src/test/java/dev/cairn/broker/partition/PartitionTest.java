@@ -215,6 +215,120 @@ class PartitionTest {
         assertEquals(22, reopened.logStartOffset(), "the replayed deletion");
     }
 
+    /** A keyed batch: {@code count} records from {@code firstKey}, keys cycling over {@code keys}, one tombstone. */
+    private static ByteBuffer keyedBatch(int round, int count, int keys) {
+        dev.cairn.protocol.record.RecordBatchBuilder builder = new dev.cairn.protocol.record.RecordBatchBuilder(
+                dev.cairn.protocol.record.compression.CompressionType.NONE);
+        for (int i = 0; i < count; i++) {
+            int key = (round * count + i) % keys;
+            byte[] value = key == 0 && round % 7 == 6 ? null : ("value-" + round + "-" + i + "-" + "x".repeat(40))
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            builder.append(1_000L + round, ("key-" + key).getBytes(java.nio.charset.StandardCharsets.UTF_8), value);
+        }
+        return builder.build();
+    }
+
+    /** Offset to "key=value" (value "null" for a tombstone) of every record the partition serves. */
+    private static java.util.TreeMap<Long, String> records(Partition partition) throws IOException {
+        java.util.TreeMap<Long, String> records = new java.util.TreeMap<>();
+        dev.cairn.protocol.record.RecordCursor cursor = new dev.cairn.protocol.record.RecordCursor();
+        ByteBuffer all = ByteBuffer.wrap(readAll(partition));
+        while (all.hasRemaining()) {
+            RecordBatch batch = RecordBatch.of(all.slice());
+            cursor.reset(batch);
+            while (cursor.next()) {
+                ByteBuffer value = cursor.value();
+                records.put(cursor.offset(), java.nio.charset.StandardCharsets.UTF_8.decode(cursor.key()) + "="
+                        + (value == null ? "null" : java.nio.charset.StandardCharsets.UTF_8.decode(value)));
+            }
+            all.position(all.position() + batch.sizeInBytes());
+        }
+        return records;
+    }
+
+    /**
+     * Log compaction (issue 19): the leader's policy asks for a pass once the dirty ratio is reached; applying it
+     * leaves the latest record per key at its offset; a restart from a snapshot taken before the pass truncates
+     * into a compacted segment, replays, and serves the same records at the same offsets.
+     */
+    @Test
+    void compactionKeepsTheLatestRecordPerKeyAndSurvivesARestartReplay() throws IOException {
+        LogConfig broker = LogConfig.defaults();
+        Map<String, String> topic = Map.of("cleanup.policy", "compact", "segment.bytes", "4096",
+                "delete.retention.ms", "100000");
+        List<Command> commands = new ArrayList<>();
+        for (int round = 0; round < 60; round++) {
+            commands.add(append(keyedBatch(round, 5, 12)));
+        }
+        Partition partition = new Partition("orders", 0, Log.open(io, DIR, broker.withTopicOverrides(topic)), offsets,
+                broker, topic);
+        PartitionSnapshot snapshot = null;
+        for (int i = 0; i < commands.size(); i++) {
+            partition.apply(i + 1, 1, commands.get(i));
+            if (i == 29) {
+                snapshot = partition.snapshot();
+            }
+        }
+        java.util.TreeMap<Long, String> before = records(partition);
+        long end = partition.highWatermark();
+
+        Command.Compact pass = partition.compactionDue(2_000L).orElseThrow();
+        assertEquals(0, pass.dirtyFromOffset());
+        commands.add(pass);
+        Result.Compacted compacted = assertInstanceOf(Result.Compacted.class,
+                partition.apply(commands.size(), 1, pass));
+        assertTrue(compacted.segmentsCleaned() > 1, compacted.toString());
+        assertTrue(compacted.bytesAfter() < compacted.bytesBefore(), compacted.toString());
+        java.util.TreeMap<Long, String> after = records(partition);
+        assertEquals(end, partition.highWatermark(), "offsets never change");
+        // Below the cleaned offset: the latest record of each key there, and nothing else; above it, everything.
+        java.util.Map<String, Long> latestBelow = new java.util.HashMap<>();
+        before.headMap(compacted.cleanedUpTo()).forEach((offset, record) ->
+                latestBelow.put(record.substring(0, record.indexOf('=')), offset));
+        java.util.TreeMap<Long, String> expected = new java.util.TreeMap<>(before.tailMap(compacted.cleanedUpTo()));
+        latestBelow.values().forEach(offset -> expected.put(offset, before.get(offset)));
+        assertEquals(expected, after);
+        assertTrue(partition.compactionDue(2_000L).isEmpty(), "nothing dirty right after a pass");
+        assertEquals(1, partition.compactionStats().passes());
+        partition.close();
+
+        Partition restarted = new Partition("orders", 0, Log.open(io, DIR, broker.withTopicOverrides(topic)),
+                offsets, broker, topic);
+        restarted.restore(30, snapshot);
+        restarted.claimWriter();
+        for (int i = 30; i < commands.size(); i++) {
+            restarted.apply(i + 1, 1, commands.get(i));
+        }
+        assertEquals(end, restarted.highWatermark());
+        assertEquals(after, records(restarted), "the replayed partition serves the same records");
+
+        // A peer that never restarted holds the same segment files, byte for byte.
+        Path peerDir = Path.of("/data/orders-0-peer");
+        Partition peer = new Partition("orders", 0, Log.open(io, peerDir, broker.withTopicOverrides(topic)),
+                new InMemoryOffsetStore(io), broker, topic);
+        for (int i = 0; i < commands.size(); i++) {
+            peer.apply(i + 1, 1, commands.get(i));
+        }
+        assertEquals(segmentBytes(peerDir), segmentBytes(DIR));
+    }
+
+    /** Each segment file's name and CRC-32C. */
+    private Map<String, Long> segmentBytes(Path dir) throws IOException {
+        Map<String, Long> files = new java.util.TreeMap<>();
+        for (Path file : io.list(dir)) {
+            if (file.toString().endsWith(".log")) {
+                try (dev.cairn.broker.io.FileHandle handle = io.open(file)) {
+                    ByteBuffer bytes = ByteBuffer.allocate((int) handle.size());
+                    handle.readFully(bytes, 0);
+                    CRC32C crc = new CRC32C();
+                    crc.update(bytes.flip());
+                    files.put(file.getFileName().toString(), crc.getValue());
+                }
+            }
+        }
+        return files;
+    }
+
     /**
      * Reconfigure (issue 19): from its log position the log rolls by the new segment.bytes; the configs survive a
      * snapshot restore; a replay from empty starts over with the creation configs and switches at the same entry,
