@@ -68,7 +68,7 @@ class CompactionIT {
                 "auto.leader.rebalance.enable", "false", "auto.create.topics.enable", "false"));
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3).configs(Map.of("cleanup.policy", "compact",
-                    "segment.bytes", Integer.toString(1 << 20), "delete.retention.ms",
+                    "segment.bytes", Integer.toString(256 << 10), "delete.retention.ms",
                     Long.toString(DELETE_RETENTION_MS), "min.cleanable.dirty.ratio", "0.2"))))
                     .all().get(WAIT_SECONDS, TimeUnit.SECONDS);
         }
@@ -94,9 +94,12 @@ class CompactionIT {
             // The active segment is never compacted: once the tombstones are older than delete.retention.ms, roll
             // them out of it with other keys' records.
             TimeUnit.MILLISECONDS.sleep(DELETE_RETENTION_MS + 500);
-            for (int i = 0; i < 12_000; i++) {
+            java.util.Random random = new java.util.Random(42);
+            for (int i = 0; i < 3_000; i++) {
                 String key = "filler-" + (i % 100);
-                String value = "filler-" + i + "-" + "y".repeat(100);
+                // Incompressible, so that they fill segments whatever the codec.
+                String value = "filler-" + i + "-" + random.ints(300, 'a', 'z' + 1)
+                        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append);
                 latestValue.put(key, value);
                 send(producer, key, value, latestOffset, failure);
             }

@@ -141,11 +141,6 @@ public final class CreateTopicsHandler implements RequestHandler {
                 return Plan.rejected(ErrorCode.INVALID_CONFIG, "topic config " + key + " is given more than once");
             }
         }
-        if (TopicConfigs.compacted(configs)) {
-            LOG.warn("Topic {} is compacted (cleanup.policy={}): Cairn has no log cleaner yet, so it keeps every "
-                    + "record of it (readers see a valid log; disk use grows with every write)", name,
-                    configs.get(TopicConfigs.CLEANUP_POLICY));
-        }
         int numPartitions = topic.get(CreatableTopic.NUM_PARTITIONS);
         int replicationFactor = topic.get(CreatableTopic.REPLICATION_FACTOR);
         List<Struct> assignments = topic.get(CreatableTopic.ASSIGNMENTS);
