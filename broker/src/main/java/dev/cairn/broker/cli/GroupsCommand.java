@@ -75,7 +75,8 @@ final class GroupsCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "describe", description = "Print a group's state, protocol and members.")
+    @Command(name = "describe", description = "Print a group's state, protocol and members, and its committed "
+            + "offsets with their lag.")
     static final class Describe implements Callable<Integer> {
         @Mixin
         AdminOptions admin;
@@ -99,36 +100,44 @@ final class GroupsCommand implements Callable<Integer> {
                     err.println("cairn: no coordinator for group " + groupId + ": " + error);
                     return AdminOptions.EXIT_FAILED;
                 }
-                Struct response;
                 try (AdminConnection connection = admin.connect(coordinator.get(FindCoordinatorResponse.HOST),
                         coordinator.get(FindCoordinatorResponse.PORT))) {
-                    response = connection.send(ApiKey.DESCRIBE_GROUPS, new Struct(DescribeGroupsRequest.SCHEMA)
-                            .set(DescribeGroupsRequest.GROUPS, List.of(groupId))
-                            .set(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS, false));
-                }
-                int exit = AdminOptions.EXIT_OK;
-                for (Struct group : response.get(DescribeGroupsResponse.GROUPS)) {
-                    ErrorCode groupError = ErrorCode.forCode(group.get(DescribedGroup.ERROR_CODE));
-                    if (groupError != ErrorCode.NONE) {
-                        err.println("cairn: cannot describe group " + groupId + ": " + groupError);
+                    Struct response = connection.send(ApiKey.DESCRIBE_GROUPS,
+                            new Struct(DescribeGroupsRequest.SCHEMA).set(DescribeGroupsRequest.GROUPS, List.of(groupId))
+                                    .set(DescribeGroupsRequest.INCLUDE_AUTHORIZED_OPERATIONS, false));
+                    int exit = printGroup(response, coordinator, out, err);
+                    if (exit == AdminOptions.EXIT_OK
+                            && !GroupOffsetsView.print(admin, connection, groupId, out, err)) {
                         exit = AdminOptions.EXIT_FAILED;
-                        continue;
                     }
-                    List<Struct> members = group.get(DescribedGroup.MEMBERS);
-                    out.println("Group: " + group.get(DescribedGroup.GROUP_ID)
-                            + "\tState: " + group.get(DescribedGroup.GROUP_STATE)
-                            + "\tProtocolType: " + group.get(DescribedGroup.PROTOCOL_TYPE)
-                            + "\tProtocol: " + group.get(DescribedGroup.PROTOCOL_DATA)
-                            + "\tMembers: " + members.size()
-                            + "\tCoordinator: " + coordinator.get(FindCoordinatorResponse.NODE_ID));
-                    for (Struct member : members) {
-                        out.println("\tMember: " + member.get(DescribedGroupMember.MEMBER_ID)
-                                + "\tClientId: " + member.get(DescribedGroupMember.CLIENT_ID)
-                                + "\tHost: " + member.get(DescribedGroupMember.CLIENT_HOST));
-                    }
+                    return exit;
                 }
-                return exit;
             });
+        }
+
+        private int printGroup(Struct response, Struct coordinator, PrintWriter out, PrintWriter err) {
+            int exit = AdminOptions.EXIT_OK;
+            for (Struct group : response.get(DescribeGroupsResponse.GROUPS)) {
+                ErrorCode groupError = ErrorCode.forCode(group.get(DescribedGroup.ERROR_CODE));
+                if (groupError != ErrorCode.NONE) {
+                    err.println("cairn: cannot describe group " + groupId + ": " + groupError);
+                    exit = AdminOptions.EXIT_FAILED;
+                    continue;
+                }
+                List<Struct> members = group.get(DescribedGroup.MEMBERS);
+                out.println("Group: " + group.get(DescribedGroup.GROUP_ID)
+                        + "\tState: " + group.get(DescribedGroup.GROUP_STATE)
+                        + "\tProtocolType: " + group.get(DescribedGroup.PROTOCOL_TYPE)
+                        + "\tProtocol: " + group.get(DescribedGroup.PROTOCOL_DATA)
+                        + "\tMembers: " + members.size()
+                        + "\tCoordinator: " + coordinator.get(FindCoordinatorResponse.NODE_ID));
+                for (Struct member : members) {
+                    out.println("\tMember: " + member.get(DescribedGroupMember.MEMBER_ID)
+                            + "\tClientId: " + member.get(DescribedGroupMember.CLIENT_ID)
+                            + "\tHost: " + member.get(DescribedGroupMember.CLIENT_HOST));
+                }
+            }
+            return exit;
         }
     }
 }

@@ -94,24 +94,24 @@ public final class LogCleaner {
 
     /** Adds the keys of the segment's records from {@code fromOffset}; false when the map filled up. */
     private boolean mapKeys(Log log, Log.InactiveSegment segment, long fromOffset, KeyOffsetMap map) {
-        long offset = segment.baseOffset();
-        while (offset < segment.endOffset()) {
-            ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
-            int position = chunk.position();
-            while (position < chunk.limit()) {
-                batch.wrap(chunk, position);
-                position += batch.sizeInBytes();
-                offset = batch.lastOffset() + 1;
-                if (batch.isControl() || batch.recordsCount() == 0) {
-                    continue;
-                }
-                cursor.reset(batch, decompressedBytesMax);
-                while (cursor.next()) {
-                    ByteBuffer key = cursor.key();
-                    if (key != null && cursor.offset() >= fromOffset && !map.put(key, cursor.offset())) {
-                        return false;
-                    }
-                }
+        try {
+            return forEachBatch(log, segment, (batch, bytes) -> mapBatch(batch, fromOffset, map));
+        } catch (IOException e) {
+            throw new StorageException("compaction of segment " + segment.baseOffset() + " in " + log.directory()
+                    + " failed", e);
+        }
+    }
+
+    /** Adds the keys of one batch's records from {@code fromOffset}; false when the map filled up. */
+    private boolean mapBatch(RecordBatch batch, long fromOffset, KeyOffsetMap map) {
+        if (batch.isControl() || batch.recordsCount() == 0) {
+            return true;
+        }
+        cursor.reset(batch, decompressedBytesMax);
+        while (cursor.next()) {
+            ByteBuffer key = cursor.key();
+            if (key != null && cursor.offset() >= fromOffset && !map.put(key, cursor.offset())) {
+                return false;
             }
         }
         return true;
@@ -124,42 +124,33 @@ public final class LogCleaner {
     private long rewrite(Log log, Log.InactiveSegment segment, Pass pass) {
         FileIo io = log.fileIo();
         Path cleaned = SegmentDescriptor.cleanedFile(log.directory(), segment.baseOffset());
-        boolean changed = false;
-        long written = 0;
+        boolean[] changed = {false};
+        long[] written = {0};
         try {
             io.delete(cleaned);
             try (FileHandle out = io.open(cleaned)) {
                 ByteBuffer buffer = ByteBuffer.allocate(IO_BYTES);
-                long offset = segment.baseOffset();
-                while (offset < segment.endOffset()) {
-                    ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
-                    int position = chunk.position();
-                    while (position < chunk.limit()) {
-                        batch.wrap(chunk, position);
-                        int size = batch.sizeInBytes();
-                        ByteBuffer original = chunk.duplicate().limit(position + size).position(position);
-                        position += size;
-                        offset = batch.lastOffset() + 1;
-                        ByteBuffer result = BatchFilter.retain(batch, cursor, decompressedBytesMax, pass);
-                        changed |= !result.equals(original);
-                        if (result.remaining() > buffer.remaining()) {
-                            written += drain(out, buffer, written);
-                        }
-                        if (result.remaining() > buffer.capacity()) {
-                            int bytes = result.remaining();
-                            out.write(result, written);
-                            written += bytes;
-                        } else {
-                            buffer.put(result);
-                        }
+                forEachBatch(log, segment, (batch, original) -> {
+                    ByteBuffer result = BatchFilter.retain(batch, cursor, decompressedBytesMax, pass);
+                    changed[0] |= !result.equals(original);
+                    if (result.remaining() > buffer.remaining()) {
+                        written[0] += drain(out, buffer, written[0]);
                     }
-                }
-                written += drain(out, buffer, written);
-                if (changed) {
+                    if (result.remaining() > buffer.capacity()) {
+                        int bytes = result.remaining();
+                        out.write(result, written[0]);
+                        written[0] += bytes;
+                    } else {
+                        buffer.put(result);
+                    }
+                    return true;
+                });
+                written[0] += drain(out, buffer, written[0]);
+                if (changed[0]) {
                     out.force();
                 }
             }
-            if (!changed) {
+            if (!changed[0]) {
                 io.delete(cleaned);
                 return -1;
             }
@@ -168,7 +159,33 @@ public final class LogCleaner {
                     + " failed", e);
         }
         log.replaceWithCleaned(segment.baseOffset(), cleaned);
-        return written;
+        return written[0];
+    }
+
+    /** Reads a segment's batches in order, {@link #IO_BYTES} at a time; stops when the visitor returns false. */
+    private boolean forEachBatch(Log log, Log.InactiveSegment segment, BatchVisitor visitor) throws IOException {
+        long offset = segment.baseOffset();
+        while (offset < segment.endOffset()) {
+            ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
+            int position = chunk.position();
+            while (position < chunk.limit()) {
+                batch.wrap(chunk, position);
+                int size = batch.sizeInBytes();
+                ByteBuffer bytes = chunk.duplicate().limit(position + size).position(position);
+                position += size;
+                offset = batch.lastOffset() + 1;
+                if (!visitor.visit(batch, bytes)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** One batch of a segment, and its bytes; returns whether to go on. */
+    @FunctionalInterface
+    private interface BatchVisitor {
+        boolean visit(RecordBatch batch, ByteBuffer bytes) throws IOException;
     }
 
     /** Writes the buffered bytes at {@code position} and empties the buffer; returns how many it wrote. */

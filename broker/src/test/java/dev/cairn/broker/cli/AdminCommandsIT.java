@@ -167,6 +167,26 @@ class AdminCommandsIT {
                     described.out());
             assertTrue(described.out().contains("\tMembers: 1\t"), described.out());
             assertTrue(described.out().contains("\tClientId: billing-1\t"), described.out());
+            assertTrue(described.out().contains("has no committed offsets"), described.out());
+
+            // Committed offsets and their lag, as kafka-consumer-groups --describe shows them.
+            Properties producerProps = new Properties();
+            producerProps.put("bootstrap.servers", broker.bootstrap());
+            try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                    new org.apache.kafka.clients.producer.KafkaProducer<>(producerProps,
+                            new org.apache.kafka.common.serialization.StringSerializer(),
+                            new org.apache.kafka.common.serialization.StringSerializer())) {
+                for (int i = 0; i < 10; i++) {
+                    producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("grouped", 0, "k", "v" + i))
+                            .get(WAIT_MS_MAX, TimeUnit.MILLISECONDS);
+                }
+            }
+            consumer.commitSync(java.util.Map.of(new org.apache.kafka.common.TopicPartition("grouped", 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(4)));
+            Run lagged = admin("groups", "describe", "--group", "billing");
+            assertEquals(0, lagged.exit(), lagged.err());
+            assertTrue(lagged.out().lines().anyMatch(line -> line.matches("billing\\s+grouped\\s+0\\s+4\\s+10\\s+6")),
+                    lagged.out());
         }
     }
 
