@@ -67,6 +67,7 @@ import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.NioFileIo;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.metrics.BrokerMetrics;
+import dev.cairn.broker.metrics.GroupLagMetrics;
 import dev.cairn.broker.metrics.MeteredRequestHandler;
 import dev.cairn.broker.metrics.MetricsServer;
 import dev.cairn.broker.metrics.ReplicaCounts;
@@ -113,6 +114,8 @@ public final class Broker implements Closeable {
     private static final long LEADERSHIP_TRANSFER_TIMEOUT_MS = 10_000;
     /** How often partition leaders check their in-sync replicas and publish changes. */
     private static final long PARTITION_STATE_CHECK_MS = 500;
+    /** How often the group lag metric is recomputed (it reads every led partition's committed offsets). */
+    private static final long GROUP_LAG_REFRESH_MS = 5_000;
     /** How long one retention command may wait for its Raft commit before the next check tries again. */
     private static final long RETENTION_SUBMIT_TIMEOUT_MS = 30_000;
     /** A compaction pass reads and rewrites segments on the apply thread: it may take a while on a large log. */
@@ -215,6 +218,10 @@ public final class Broker implements Closeable {
             registerGauges(metrics, config, cluster, groups, server);
             if (config.metricsPort() >= 0) {
                 metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);
+                GroupLagMetrics groupLag = new GroupLagMetrics(metrics);
+                maintenance.scheduleWithFixedDelay(() -> groupLag.refresh(cluster.localReplicas().stream()
+                        .filter(p -> cluster.leadership(new TopicPartition(p.topic(), p.partition())).local())
+                        .toList()), GROUP_LAG_REFRESH_MS, GROUP_LAG_REFRESH_MS, TimeUnit.MILLISECONDS);
             }
             register(cluster, config, server);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),

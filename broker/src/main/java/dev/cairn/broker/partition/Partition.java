@@ -229,6 +229,13 @@ public final class Partition {
         return offsets.fetch(groupId, topic, partition);
     }
 
+    /** Each group's committed offset for this partition, as last applied here; any thread. */
+    public Map<String, Long> committedOffsets() {
+        Map<String, Long> committed = new java.util.TreeMap<>();
+        offsets.fetchAll(topic, partition).forEach((group, offset) -> committed.put(group, offset.offset()));
+        return committed;
+    }
+
     /** The groups with a committed offset for this partition, as last applied here; any thread. */
     public java.util.Set<String> committedGroups() {
         return offsets.fetchAll(topic, partition).keySet();

@@ -91,6 +91,20 @@ class MetricsIT {
                 String grouped = scrape(port);
                 assertEquals(1.0, value(grouped, "cairn_consumer_groups"), grouped);
                 assertTrue(value(grouped, "cairn_requests_total{api=\"JoinGroup\"}") >= 1, grouped);
+
+                // Group lag, reported by the partition's leader once the group committed an offset there.
+                consumer.commitSync(java.util.Map.of(new org.apache.kafka.common.TopicPartition(TOPIC, 0),
+                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(0)));
+                String series = "cairn_consumer_group_lag{group=\"metered-group\",partition=\"0\",topic=\"" + TOPIC
+                        + "\"}";
+                String lagged = scrape(port);
+                while (!lagged.contains(series) && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(15)) {
+                    TimeUnit.MILLISECONDS.sleep(250);
+                    lagged = scrape(port);
+                }
+                assertTrue(value(lagged, series) > 0, "partition 0 holds records the group has not consumed: "
+                        + lagged);
+                assertEquals(0.0, value(lagged, "cairn_consumer_group_lag_series_dropped"), lagged);
             }
         }
     }
