@@ -66,7 +66,7 @@ class AclIT {
                 "sasl.enabled.mechanisms", "PLAIN",
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config",
                 "org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"admin-secret\" "
-                        + "user_alice=\"alice-secret\";",
+                        + "user_alice=\"alice-secret\" user_bob=\"bob-secret\";",
                 "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
                 "super.users", "User:admin"));
         try (Admin admin = Admin.create(client("admin", "admin-secret"))) {
@@ -111,6 +111,54 @@ class AclIT {
     private static AclBinding allow(ResourceType type, String name, AclOperation operation) {
         return new AclBinding(new ResourcePattern(type, name, PatternType.LITERAL),
                 new AccessControlEntry("User:alice", "*", operation, AclPermissionType.ALLOW));
+    }
+
+    /**
+     * Issue 21, acceptance 1: Kafka 4.4's own kafka-acls (its main class, in this JVM) as the admin user grants bob
+     * the right to write a topic, lists it, and removes it again; bob's produce is refused, then allowed, then refused.
+     */
+    @Test
+    void kafkaAclsToolGrantsAndRevokesTheRightToProduce() throws Exception {
+        Path adminConfig = dataDir.resolve("admin.properties");
+        java.nio.file.Files.writeString(adminConfig, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"admin\" password=\"admin-secret\";\n");
+        String topic = "audited";
+        try (Admin admin = Admin.create(client("admin", "admin-secret"))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        assertInstanceOf(TopicAuthorizationException.class, bobProduces(topic));
+        KafkaTool.install();
+        try {
+            KafkaTool.ToolRun add = KafkaTool.run(org.apache.kafka.tools.AclCommand::main, "--bootstrap-server",
+                    broker.bootstrap(), "--command-config", adminConfig.toString(), "--add", "--allow-principal",
+                    "User:bob", "--operation", "Write", "--operation", "Describe", "--topic", topic);
+            assertEquals(0, add.exitCode(), add.toString());
+            assertEquals(null, bobProduces(topic), "bob may write once kafka-acls --add allowed it");
+            KafkaTool.ToolRun list = KafkaTool.run(org.apache.kafka.tools.AclCommand::main, "--bootstrap-server",
+                    broker.bootstrap(), "--command-config", adminConfig.toString(), "--list", "--topic", topic);
+            assertEquals(0, list.exitCode(), list.toString());
+            assertTrue(list.out().contains("principal=User:bob, host=*, operation=WRITE, permissionType=ALLOW"),
+                    list.toString());
+            KafkaTool.ToolRun remove = KafkaTool.run(org.apache.kafka.tools.AclCommand::main, "--bootstrap-server",
+                    broker.bootstrap(), "--command-config", adminConfig.toString(), "--remove", "--force",
+                    "--allow-principal", "User:bob", "--operation", "Write", "--operation", "Describe", "--topic",
+                    topic);
+            assertEquals(0, remove.exitCode(), remove.toString());
+        } finally {
+            KafkaTool.uninstall();
+        }
+        assertInstanceOf(TopicAuthorizationException.class, bobProduces(topic));
+    }
+
+    /** What bob's produce to {@code topic} failed with, or null when it was acknowledged. */
+    private static Throwable bobProduces(String topic) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producer("bob", "bob-secret"))) {
+            producer.send(new ProducerRecord<>(topic, "k", "v")).get(60, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
     }
 
     @Test

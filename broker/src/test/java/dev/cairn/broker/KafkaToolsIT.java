@@ -1,5 +1,6 @@
 package dev.cairn.broker;
 
+import static dev.cairn.broker.KafkaTool.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,10 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
+import dev.cairn.broker.KafkaTool.ToolMain;
+import dev.cairn.broker.KafkaTool.ToolRun;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +47,6 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.ConfigCommand;
 import org.apache.kafka.tools.DeleteRecordsCommand;
 import org.apache.kafka.tools.LeaderElectionCommand;
@@ -103,18 +102,12 @@ class KafkaToolsIT {
 
     @BeforeEach
     void routeExitToAnException() {
-        Exit.setExitProcedure((code, message) -> {
-            throw new ToolExited(code);
-        });
-        Exit.setHaltProcedure((code, message) -> {
-            throw new ToolExited(code);
-        });
+        KafkaTool.install();
     }
 
     @AfterEach
     void restoreExit() {
-        Exit.resetExitProcedure();
-        Exit.resetHaltProcedure();
+        KafkaTool.uninstall();
     }
 
     /** kafka-configs: set and delete topic configs, describe them; an unknown name fails with the server's word. */
@@ -336,55 +329,6 @@ class KafkaToolsIT {
     }
 
     // ---- running a tool ----
-
-    /** A tool's {@code public static void main(String[])}. */
-    private interface ToolMain {
-        void main(String[] args) throws Exception;
-    }
-
-    /** What {@code Exit.exit} throws here instead of ending the JVM. */
-    private static final class ToolExited extends RuntimeException {
-        private final int code;
-
-        ToolExited(int code) {
-            super("Exit.exit(" + code + ")", null, false, false);
-            this.code = code;
-        }
-    }
-
-    /** How a tool ended and what it printed (stderr also holds the in-process brokers' log lines of that time). */
-    private record ToolRun(List<String> args, int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "kafka tool " + String.join(" ", args) + "\nexit code " + exitCode + "\n--- stdout ---\n" + out
-                    + "--- stderr ---\n" + err;
-        }
-    }
-
-    /** Runs the tool's main with System.out and System.err captured; a main that returns exited 0. */
-    private static ToolRun run(ToolMain tool, String... args) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream realOut = System.out;
-        PrintStream realErr = System.err;
-        int exitCode = 0;
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            tool.main(args);
-        } catch (ToolExited exited) {
-            exitCode = exited.code;
-        } finally {
-            System.out.flush();
-            System.err.flush();
-            System.setOut(realOut);
-            System.setErr(realErr);
-        }
-        ToolRun run = new ToolRun(List.of(args), exitCode, out.toString(StandardCharsets.UTF_8),
-                err.toString(StandardCharsets.UTF_8));
-        realOut.println(run);
-        return run;
-    }
 
     /** Runs the tool again (bounded) until a run satisfies {@code done}; returns every run, the last one last. */
     private static List<ToolRun> runUntil(Predicate<ToolRun> done, ToolMain tool, String... args) throws Exception {
