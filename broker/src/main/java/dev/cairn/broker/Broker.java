@@ -17,6 +17,9 @@ import dev.cairn.broker.net.ListenerSecurity;
 import dev.cairn.broker.config.TlsSettings;
 import dev.cairn.broker.config.SecurityKeys;
 import dev.cairn.broker.config.SaslSettings;
+import dev.cairn.broker.security.JwksSource;
+import dev.cairn.broker.security.JwtValidator;
+import dev.cairn.broker.security.OAuthBearerServer;
 import dev.cairn.broker.config.KafkaListener;
 import dev.cairn.broker.config.ConfigException;
 import dev.cairn.broker.api.AlterUserScramCredentialsHandler;
@@ -95,6 +98,7 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.SortedMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -388,7 +392,7 @@ public final class Broker implements Closeable {
                 System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
-        Map<String, SaslMechanisms> sasl = saslMechanisms(config, cluster);
+        Map<String, SaslMechanisms> sasl = saslMechanisms(config, cluster, timer);
         SaslMechanisms firstListener = sasl.get(config.kafkaListener().name());
         handlers.put(ApiKey.SASL_HANDSHAKE, new SaslHandshakeHandler(
                 listener -> listener == null ? firstListener : sasl.getOrDefault(listener, firstListener)));
@@ -417,8 +421,10 @@ public final class Broker implements Closeable {
     }
 
     /** The SASL mechanisms of each listener, by name (none on a listener without SASL): PLAIN users from its JAAS. */
-    private static Map<String, SaslMechanisms> saslMechanisms(BrokerConfig config, RatisCluster cluster) {
+    private static Map<String, SaslMechanisms> saslMechanisms(BrokerConfig config, RatisCluster cluster,
+            ScheduledExecutorService timer) {
         Map<String, SaslMechanisms> byListener = new java.util.HashMap<>();
+        JwtValidator oauthBearer = null;
         for (KafkaListener listener : config.kafkaListeners()) {
             if (!listener.protocol().sasl()) {
                 byListener.put(listener.name(), new SaslMechanisms(List.of(), Map.of(),
@@ -433,10 +439,43 @@ public final class Broker implements Closeable {
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(SecurityKeys.jaasKey(listener.name(), "PLAIN") + ": " + e.getMessage());
             }
+            if (sasl.mechanisms().contains(OAuthBearerServer.MECHANISM) && oauthBearer == null) {
+                oauthBearer = oauthBearerValidator(config, timer);
+            }
             byListener.put(listener.name(), new SaslMechanisms(sasl.mechanisms(), plainUsers,
-                    () -> cluster.image().scramCredentials()));
+                    () -> cluster.image().scramCredentials(), 0, oauthBearer));
         }
         return byListener;
+    }
+
+    /**
+     * OAUTHBEARER's token validator over the key set at sasl.oauthbearer.jwks.endpoint.url, read now (the broker does
+     * not start without it) and again every sasl.oauthbearer.jwks.endpoint.refresh.ms, off the timer thread.
+     */
+    private static JwtValidator oauthBearerValidator(BrokerConfig config, ScheduledExecutorService timer) {
+        String url = config.text(SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL);
+        JwksSource keys;
+        try {
+            keys = JwksSource.load(url);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException(SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL.name() + "=" + url
+                    + ": cannot read the key set: " + e.getMessage());
+        }
+        long refreshMs = SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS.parse(
+                config.text(SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS));
+        java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
+        timer.scheduleWithFixedDelay(() -> {
+            if (refreshing.compareAndSet(false, true)) {
+                CompletableFuture.runAsync(keys::refresh).whenComplete((ignored, error) -> refreshing.set(false));
+            }
+        }, refreshMs, refreshMs, TimeUnit.MILLISECONDS);
+        String audience = config.text(SecurityKeys.SASL_OAUTHBEARER_EXPECTED_AUDIENCE);
+        String issuer = config.text(SecurityKeys.SASL_OAUTHBEARER_EXPECTED_ISSUER);
+        return new JwtValidator(keys::current, issuer.isEmpty() ? null : issuer,
+                audience.isBlank() ? List.of() : List.of(audience.trim().split("\\s*,\\s*")),
+                config.text(SecurityKeys.SASL_OAUTHBEARER_SUB_CLAIM_NAME),
+                TimeUnit.SECONDS.toMillis(SecurityKeys.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS.parse(
+                        config.text(SecurityKeys.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS))));
     }
 
     /**

@@ -31,16 +31,10 @@ public final class DescribeClusterHandler implements RequestHandler {
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         boolean askedForOperations = request.body().get(DescribeClusterRequest.INCLUDE_CLUSTER_AUTHORIZED_OPERATIONS);
-        if (!context.session().allowedOnCluster(AclOperation.DESCRIBE)) {
-            return CompletableFuture.completedFuture(new Struct(DescribeClusterResponse.SCHEMA)
-                    .set(DescribeClusterResponse.THROTTLE_TIME_MS, 0)
-                    .set(DescribeClusterResponse.ERROR_CODE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code())
-                    .set(DescribeClusterResponse.ERROR_MESSAGE, "Cluster authorization failed.")
-                    .set(DescribeClusterResponse.CLUSTER_ID, clusterId)
-                    .set(DescribeClusterResponse.CONTROLLER_ID, -1)
-                    .set(DescribeClusterResponse.BROKERS, List.of())
-                    .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS, AuthorizedOperations.OMITTED));
-        }
+        // As Kafka: anyone may describe the cluster; one without DESCRIBE on it is told no authorized operations.
+        int operations = !askedForOperations ? AuthorizedOperations.OMITTED
+                : context.session().allowedOnCluster(AclOperation.DESCRIBE)
+                        ? AuthorizedOperations.cluster(true, context.session()) : 0;
         List<Struct> brokers = new ArrayList<>();
         // Live brokers only, as Kafka lists unfenced ones (see MetadataHandler#brokers).
         // Each with its endpoint of the request's listener; a broker without that listener is left out.
@@ -59,7 +53,6 @@ public final class DescribeClusterHandler implements RequestHandler {
                 .set(DescribeClusterResponse.CLUSTER_ID, clusterId)
                 .set(DescribeClusterResponse.CONTROLLER_ID, MetadataHandler.controllerIdOrSelf(metadata))
                 .set(DescribeClusterResponse.BROKERS, brokers)
-                .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS,
-                        AuthorizedOperations.cluster(askedForOperations, context.session())));
+                .set(DescribeClusterResponse.CLUSTER_AUTHORIZED_OPERATIONS, operations));
     }
 }

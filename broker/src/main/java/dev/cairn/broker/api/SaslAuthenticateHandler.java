@@ -24,6 +24,7 @@ public final class SaslAuthenticateHandler implements RequestHandler {
 
     private final long sessionLifetimeMs;
     private final java.util.function.LongSupplier nanoTime;
+    private final java.util.function.LongSupplier wallClockMs;
 
     /** Sessions without an end (connections.max.reauth.ms=0, Kafka's default). */
     public SaslAuthenticateHandler() {
@@ -35,8 +36,17 @@ public final class SaslAuthenticateHandler implements RequestHandler {
      *     (SessionLifetimeMs, v1+) so that it re-authenticates in time; 0 for no end
      */
     public SaslAuthenticateHandler(long sessionLifetimeMs, java.util.function.LongSupplier nanoTime) {
+        this(sessionLifetimeMs, nanoTime, System::currentTimeMillis);
+    }
+
+    /**
+     * @param wallClockMs the time credential expiries (an OAUTHBEARER token's exp) are compared with
+     */
+    public SaslAuthenticateHandler(long sessionLifetimeMs, java.util.function.LongSupplier nanoTime,
+            java.util.function.LongSupplier wallClockMs) {
         this.sessionLifetimeMs = sessionLifetimeMs;
         this.nanoTime = nanoTime;
+        this.wallClockMs = wallClockMs;
     }
 
     @Override
@@ -61,6 +71,11 @@ public final class SaslAuthenticateHandler implements RequestHandler {
                             + "re-authentication from User:" + previous, new byte[0], 0);
                 }
                 lifetimeMs = sessionLifetimeMs;
+                long credentialExpiresAtMs = mechanism.credentialExpiresAtMs();
+                if (lifetimeMs > 0 && credentialExpiresAtMs != Long.MAX_VALUE) {
+                    // KIP-368: with re-authentication on, a session ends when its credential (a token) does.
+                    lifetimeMs = Math.max(1, Math.min(lifetimeMs, credentialExpiresAtMs - wallClockMs.getAsLong()));
+                }
                 session.authenticated(user, lifetimeMs > 0
                         ? nanoTime.getAsLong() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(lifetimeMs)
                         : Long.MAX_VALUE);

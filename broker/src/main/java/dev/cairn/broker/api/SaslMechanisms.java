@@ -1,6 +1,8 @@
 package dev.cairn.broker.api;
 
 import dev.cairn.broker.cluster.ScramCredentials;
+import dev.cairn.broker.security.JwtValidator;
+import dev.cairn.broker.security.OAuthBearerServer;
 import dev.cairn.broker.security.PlainServer;
 import dev.cairn.broker.security.SaslMechanismServer;
 import dev.cairn.broker.security.ScramCredential;
@@ -14,7 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * The SASL mechanisms a listener offers, and a fresh server-side exchange for each login: PLAIN against the users
- * of the listener's JAAS text, SCRAM against the credentials in the metadata group's current image.
+ * of the listener's JAAS text, SCRAM against the credentials in the metadata group's current image, OAUTHBEARER
+ * against the identity provider's key set.
  */
 public final class SaslMechanisms {
     private final List<String> enabled;
@@ -22,6 +25,7 @@ public final class SaslMechanisms {
     private final Supplier<ScramCredentials> scramCredentials;
     private final SecureRandom random = new SecureRandom();
     private final long sessionLifetimeMs;
+    private final JwtValidator oauthBearer;
 
     public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
             Supplier<ScramCredentials> scramCredentials) {
@@ -34,6 +38,18 @@ public final class SaslMechanisms {
      */
     public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
             Supplier<ScramCredentials> scramCredentials, long sessionLifetimeMs) {
+        this(enabled, plainUsers, scramCredentials, sessionLifetimeMs, null);
+    }
+
+    /**
+     * @param oauthBearer validates OAUTHBEARER tokens; required when {@code enabled} includes OAUTHBEARER
+     */
+    public SaslMechanisms(List<String> enabled, Map<String, String> plainUsers,
+            Supplier<ScramCredentials> scramCredentials, long sessionLifetimeMs, JwtValidator oauthBearer) {
+        if (enabled.contains(OAuthBearerServer.MECHANISM) && oauthBearer == null) {
+            throw new IllegalArgumentException("OAUTHBEARER enabled without a token validator");
+        }
+        this.oauthBearer = oauthBearer;
         this.sessionLifetimeMs = sessionLifetimeMs;
         this.enabled = List.copyOf(enabled);
         this.plainUsers = Map.copyOf(plainUsers);
@@ -56,6 +72,9 @@ public final class SaslMechanisms {
         }
         if (mechanism.equals("PLAIN")) {
             return Optional.of(new PlainServer(user -> Optional.ofNullable(plainUsers.get(user))));
+        }
+        if (mechanism.equals(OAuthBearerServer.MECHANISM)) {
+            return Optional.of(new OAuthBearerServer(oauthBearer, System::currentTimeMillis));
         }
         return ScramMechanism.forName(mechanism).map(scram -> new ScramServer(scram, user -> scramCredentials.get()
                 .get(user, (byte) scram.typeId()).map(ScramCredential::decode), random));

@@ -259,8 +259,14 @@ public record BrokerConfig(
         List<String> unknown = new ArrayList<>();
         for (String key : values.keySet()) {
             if (KEYS.stream().noneMatch(k -> k.name().equals(key)) && !SecurityKeys.isJaasKey(key)
-                    && SecurityKeys.overriddenListener(key) == null) {
+                    && SecurityKeys.overriddenListener(key) == null && !SecurityKeys.isOAuthBearerHandlerKey(key)) {
                 unknown.add(key);
+            }
+            if (SecurityKeys.isOAuthBearerHandlerKey(key)
+                    && !SecurityKeys.OAUTHBEARER_VALIDATOR_CLASS.equals(values.get(key).trim())) {
+                throw new ConfigException(key + "=" + values.get(key) + ": Cairn validates OAUTHBEARER tokens as "
+                        + SecurityKeys.OAUTHBEARER_VALIDATOR_CLASS + " does (signed JWTs, "
+                        + SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL.name() + "), and serves no other handler");
             }
         }
         if (!unknown.isEmpty()) {

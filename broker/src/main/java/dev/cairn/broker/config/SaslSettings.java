@@ -12,7 +12,7 @@ import java.util.Locale;
 public record SaslSettings(List<String> mechanisms, String plainJaasConfig) {
 
     /** The mechanisms Cairn serves. */
-    public static final List<String> SUPPORTED = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    public static final List<String> SUPPORTED = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
 
     /** The SASL settings of the first listener. */
     public static SaslSettings of(BrokerConfig config) {
@@ -41,6 +41,19 @@ public record SaslSettings(List<String> mechanisms, String plainJaasConfig) {
         if (mechanisms.contains("PLAIN") && (jaas == null || jaas.isBlank())) {
             throw new ConfigException(key + " includes PLAIN, so " + jaasKey + " must list the "
                     + "users (org.apache.kafka.common.security.plain.PlainLoginModule required user_NAME=\"...\";)");
+        }
+        if (mechanisms.contains("OAUTHBEARER")) {
+            String url = config.text(SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL);
+            if (url.isEmpty()) {
+                throw new ConfigException(key + " includes OAUTHBEARER, so "
+                        + SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL.name() + " must name the identity "
+                        + "provider's key set (Cairn accepts signed JWTs only, not Kafka's unsecured tokens)");
+            }
+            String scheme = url.contains(":") ? url.substring(0, url.indexOf(':')).toLowerCase(Locale.ROOT) : "";
+            if (!List.of("file", "http", "https").contains(scheme)) {
+                throw new ConfigException(SecurityKeys.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL.name() + "=" + url
+                        + " is not a file:, http: or https: URL");
+            }
         }
         return new SaslSettings(mechanisms, jaas);
     }

@@ -43,7 +43,26 @@ public final class SecurityKeys {
             "Cipher suites accepted; empty means the JDK's defaults.");
     public static final ConfigKey<String> SASL_ENABLED_MECHANISMS = stringKey("sasl.enabled.mechanisms",
             "SCRAM-SHA-256,SCRAM-SHA-512", "SASL mechanisms offered on a SASL listener: PLAIN, SCRAM-SHA-256, "
-            + "SCRAM-SHA-512 (Kafka's default GSSAPI is not served).");
+            + "SCRAM-SHA-512, OAUTHBEARER (signed JWTs, see sasl.oauthbearer.*; Kafka's default GSSAPI is not "
+            + "served).");
+
+    public static final ConfigKey<String> SASL_OAUTHBEARER_JWKS_ENDPOINT_URL = stringKey(
+            "sasl.oauthbearer.jwks.endpoint.url", "", "OAUTHBEARER: the identity provider's JSON Web Key Set, a "
+            + "file:, http: or https: URL; tokens must be JWTs signed by one of its keys (RS256/384/512, "
+            + "ES256/384/512).");
+    public static final ConfigKey<Long> SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS = ConfigKey.longKey(
+            "sasl.oauthbearer.jwks.endpoint.refresh.ms", 3_600_000L, 10_000, 86_400_000L,
+            "OAUTHBEARER: how often the key set is read again (rotated keys).");
+    public static final ConfigKey<String> SASL_OAUTHBEARER_EXPECTED_AUDIENCE = stringKey(
+            "sasl.oauthbearer.expected.audience", "", "OAUTHBEARER: audiences, of which a token's aud must name one; "
+            + "empty for any.");
+    public static final ConfigKey<String> SASL_OAUTHBEARER_EXPECTED_ISSUER = stringKey(
+            "sasl.oauthbearer.expected.issuer", "", "OAUTHBEARER: the iss a token must carry; empty for any.");
+    public static final ConfigKey<String> SASL_OAUTHBEARER_SUB_CLAIM_NAME = stringKey(
+            "sasl.oauthbearer.sub.claim.name", "sub", "OAUTHBEARER: the claim naming the principal (User:<value>).");
+    public static final ConfigKey<Long> SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS = ConfigKey.longKey(
+            "sasl.oauthbearer.clock.skew.seconds", 30, 0, 3600, "OAUTHBEARER: clock difference tolerated in exp, nbf "
+            + "and iat.");
 
     public static final ConfigKey<String> AUTHORIZER_CLASS_NAME = stringKey("authorizer.class.name", "",
             "Empty: no ACLs, every client may do everything. org.apache.kafka.metadata.authorizer.StandardAuthorizer "
@@ -61,7 +80,10 @@ public final class SecurityKeys {
     public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
             SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
             SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
-            SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS, AUTHORIZER_CLASS_NAME, SUPER_USERS,
+            SSL_CIPHER_SUITES, SASL_ENABLED_MECHANISMS, SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+            SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS, SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
+            SASL_OAUTHBEARER_EXPECTED_ISSUER, SASL_OAUTHBEARER_SUB_CLAIM_NAME, SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
+            AUTHORIZER_CLASS_NAME, SUPER_USERS,
             ALLOW_EVERYONE_IF_NO_ACL_FOUND, CONNECTIONS_MAX_REAUTH_MS);
 
     /** The keys a listener may override for itself ({@link #listenerKey}). */
@@ -76,6 +98,21 @@ public final class SecurityKeys {
             + ".jaas\\.config");
 
     private SecurityKeys() {
+    }
+
+    /** Kafka's OAUTHBEARER JWT validator, which a listener names to validate tokens against a key set. */
+    public static final String OAUTHBEARER_VALIDATOR_CLASS =
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
+    private static final Pattern OAUTHBEARER_HANDLER_KEY = Pattern.compile("listener\\.name\\.[a-z0-9_-]+\\."
+            + "oauthbearer\\.sasl\\.server\\.callback\\.handler\\.class");
+
+    /**
+     * Whether {@code key} is Kafka's {@code listener.name.<name>.oauthbearer.sasl.server.callback.handler.class}:
+     * accepted so that Kafka's OAUTHBEARER settings carry over, with {@link #OAUTHBEARER_VALIDATOR_CLASS} as the only
+     * value (it is what Cairn does); Kafka's unsecured validator is refused.
+     */
+    public static boolean isOAuthBearerHandlerKey(String key) {
+        return OAUTHBEARER_HANDLER_KEY.matcher(key).matches();
     }
 
     /** Whether {@code key} is a per-listener, per-mechanism JAAS key (its value holds passwords). */

@@ -36,6 +36,15 @@ public interface SaslMechanismServer {
      */
     String authenticatedUser();
 
+    /**
+     * When the credential the client logged in with expires, in milliseconds since the epoch (an OAUTHBEARER token's
+     * {@code exp}), or {@code Long.MAX_VALUE} for credentials without an end (passwords). With re-authentication on
+     * (connections.max.reauth.ms), the session ends then at the latest, as in Kafka.
+     */
+    default long credentialExpiresAtMs() {
+        return Long.MAX_VALUE;
+    }
+
     /** The mechanism's SASL name, as the client asks for it in SaslHandshake (e.g. {@code SCRAM-SHA-512}). */
     String mechanismName();
 }
