@@ -1,7 +1,8 @@
 """Round trip through Cairn with confluent-kafka (librdkafka) for Python.
 
 Usage: confluent_round_trip.py BOOTSTRAP TOPIC COUNT [KEY=VALUE;KEY=VALUE...]
-The optional last argument adds librdkafka settings to both clients (security.protocol, sasl.*, ssl.*).
+The optional last argument adds librdkafka settings to both clients (security.protocol, sasl.*, ssl.*), and
+cairn.oauth.token.file=PATH logs in with OAUTHBEARER using the JWT in PATH.
 Produces COUNT keyed messages with acks=all and idempotence, then consumes the topic from the beginning
 with a standalone consumer (assign, no group) and checks every message came back once, in order.
 Exits 0 on success and prints one line describing what it checked.
@@ -13,6 +14,19 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 bootstrap, topic, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 extra = dict(setting.split("=", 1) for setting in sys.argv[4].split(";")) if len(sys.argv) > 4 else {}
+# cairn.oauth.token.file=PATH: log in with SASL OAUTHBEARER using the JWT in PATH (librdkafka's oauth_cb).
+token_file = extra.pop("cairn.oauth.token.file", None)
+if token_file is not None:
+    import base64
+    import json
+
+    def oauth_token(_config):
+        token = open(token_file).read().strip()
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        return token, float(claims["exp"])
+
+    extra["oauth_cb"] = oauth_token
 
 delivered = []
 errors = []

@@ -104,6 +104,31 @@ class OAuthBearerIT {
         return TestJwts.sign("RS256", "rsa-1", TestJwts.claims(subject, now, expiresInSeconds), key.getPrivate());
     }
 
+    /** librdkafka (confluent-kafka for Python, its oauth_cb) logs in with a signed token and round-trips. */
+    @Test
+    void confluentKafkaRoundTripsWithAToken() throws Exception {
+        ExternalTool.require(dir, "python3", "-c", "import confluent_kafka");
+        Path script = dir.resolve("confluent_round_trip.py");
+        try (var in = OAuthBearerIT.class.getResourceAsStream("/clients/confluent_round_trip.py")) {
+            Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        Path token = Files.writeString(dir.resolve("librdkafka.jwt"), token("service-a", 600, signing));
+        String security = "security.protocol=SASL_PLAINTEXT;sasl.mechanism=OAUTHBEARER;cairn.oauth.token.file="
+                + token;
+        ExternalTool.Run run = ExternalTool.run(dir, null, "python3", script.toString(), broker.bootstrap(),
+                "py-oauth", "200", security);
+        assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
+        assertTrue(run.stdout().contains("round trip ok: 200 messages"), run.stdout());
+
+        Path forged = Files.writeString(dir.resolve("forged.jwt"), token("service-a", 600, TestJwts.rsa()));
+        ExternalTool.Run refused = ExternalTool.run(dir, null, "python3", script.toString(), broker.bootstrap(),
+                "py-oauth", "1", "security.protocol=SASL_PLAINTEXT;sasl.mechanism=OAUTHBEARER;message.timeout.ms=8000;"
+                        + "cairn.oauth.token.file=" + forged);
+        assertTrue(refused.exitCode() != 0, refused.stdout() + refused.stderr());
+        assertTrue((refused.stdout() + refused.stderr()).contains("signature does not verify"),
+                refused.stdout() + refused.stderr());
+    }
+
     @Test
     void aValidTokenProducesAndConsumesAndOthersAreRefused() throws Exception {
         Properties admin = client(token("service-a", 600, signing));
