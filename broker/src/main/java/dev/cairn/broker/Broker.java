@@ -20,6 +20,7 @@ import dev.cairn.broker.config.SaslSettings;
 import dev.cairn.broker.security.JwksSource;
 import dev.cairn.broker.security.JwtValidator;
 import dev.cairn.broker.security.OAuthBearerServer;
+import dev.cairn.broker.security.SslPrincipalMapper;
 import dev.cairn.broker.config.KafkaListener;
 import dev.cairn.broker.config.ConfigException;
 import dev.cairn.broker.api.AlterUserScramCredentialsHandler;
@@ -301,8 +302,16 @@ public final class Broker implements Closeable {
         AuthorizerSettings acls = AuthorizerSettings.of(config);
         AccessControl access = new AccessControl(acls.enabled(), acls.superUsers(), acls.allowEveryoneIfNoAclFound(),
                 () -> cluster.image().acls());
+        String rules = config.text(SecurityKeys.SSL_PRINCIPAL_MAPPING_RULES, listener);
+        SslPrincipalMapper principals;
+        try {
+            principals = SslPrincipalMapper.parse(rules);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(config.keyName(SecurityKeys.SSL_PRINCIPAL_MAPPING_RULES, listener) + "=" + rules
+                    + ": " + e.getMessage());
+        }
         return ListenerSecurity.of(listener, listener.protocol().tls() ? TlsSettings.of(config, listener) : null,
-                access);
+                access, principals::map);
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */

@@ -86,6 +86,32 @@ class SecureListenerIT {
         }
     }
 
+    /**
+     * ssl.principal.mapping.rules (Kafka's syntax): the rule names the client certificate CN=client-1,O=cairn-test
+     * "client-1", the super user with ACLs on, so it may do anything; with rules that match nothing the client is
+     * not authenticated and refused.
+     */
+    @Test
+    void principalMappingRulesNameTheClientCertificate(@TempDir Path dataDir) throws Exception {
+        Map<String, String> settings = tlsBroker("SSL", "required");
+        settings.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),O=cairn-test$/$1/L,DEFAULT");
+        settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        settings.put("super.users", "User:client-1");
+        try (BrokerFixture broker = BrokerFixture.start(dataDir.resolve("mapped"), settings)) {
+            roundTrip(tlsClient(broker, "SSL", true), "mapped-topic");
+        }
+        settings.put("ssl.principal.mapping.rules", "RULE:^CN=nobody$/nobody/");
+        try (BrokerFixture broker = BrokerFixture.start(dataDir.resolve("unmapped"), settings)) {
+            Properties client = tlsClient(broker, "SSL", true);
+            client.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
+            client.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "4000");
+            try (Admin admin = Admin.create(client)) {
+                assertThrows(ExecutionException.class,
+                        () -> admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS));
+            }
+        }
+    }
+
     @Test
     void saslSslScramUsersAreCreatedByAdminAndLogIn(@TempDir Path dataDir) throws Exception {
         Map<String, String> settings = tlsBroker("SASL_SSL", "none");

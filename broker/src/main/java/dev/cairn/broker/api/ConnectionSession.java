@@ -5,7 +5,9 @@ import dev.cairn.broker.security.acl.AclBinding;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.broker.security.acl.ResourceType;
 import dev.cairn.protocol.ApiKey;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * One connection's security state. On a SASL listener a client may send only ApiVersions and SaslHandshake, then
@@ -43,6 +45,8 @@ public final class ConnectionSession {
     private final String listenerName;
     /** When the SASL session ends (System.nanoTime), or {@link Long#MAX_VALUE}: connections.max.reauth.ms. */
     private volatile long sessionEndNanos = Long.MAX_VALUE;
+    /** How a TLS client certificate's subject becomes the principal's name. */
+    private Function<String, Optional<String>> certificatePrincipal = Optional::of;
     /** The user of the first login; a re-authentication (KIP-368) must keep it. */
     private volatile String saslUser;
 
@@ -69,7 +73,19 @@ public final class ConnectionSession {
 
     /** As {@link #of(boolean, AccessControl, String)}, on the listener named {@code listenerName}. */
     public static ConnectionSession of(boolean saslRequired, AccessControl access, String host, String listenerName) {
-        return new ConnectionSession(saslRequired ? Stage.HANDSHAKE : Stage.DONE, access, host, listenerName);
+        return of(saslRequired, access, host, listenerName, Optional::of);
+    }
+
+    /**
+     * As {@link #of(boolean, AccessControl, String, String)}, naming a TLS client by {@code certificatePrincipal}
+     * (ssl.principal.mapping.rules over the certificate's subject; empty when no rule matches).
+     */
+    public static ConnectionSession of(boolean saslRequired, AccessControl access, String host, String listenerName,
+            Function<String, Optional<String>> certificatePrincipal) {
+        ConnectionSession session = new ConnectionSession(saslRequired ? Stage.HANDSHAKE : Stage.DONE, access, host,
+                listenerName);
+        session.certificatePrincipal = certificatePrincipal;
+        return session;
     }
 
     /**
@@ -148,9 +164,15 @@ public final class ConnectionSession {
         return principal;
     }
 
-    /** Sets the principal from the TLS client certificate's subject (mutual TLS), before any request. */
-    public void tlsClient(String subject) {
-        this.principal = "User:" + subject;
+    /**
+     * Sets the principal from the TLS client certificate's subject (mutual TLS), before any request, as the
+     * listener's ssl.principal.mapping.rules name it. Returns false, leaving the principal as it was, when no rule
+     * matches: the client is then not authenticated and its connection is closed.
+     */
+    public boolean tlsClient(String subject) {
+        Optional<String> name = certificatePrincipal.apply(subject);
+        name.ifPresent(n -> this.principal = "User:" + n);
+        return name.isPresent();
     }
 
     /** The mechanism chosen by SaslHandshake; SaslAuthenticate feeds it. */

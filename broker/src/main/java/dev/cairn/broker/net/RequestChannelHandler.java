@@ -235,8 +235,11 @@ final class RequestChannelHandler extends ChannelInboundHandlerAdapter {
             SslHandler ssl = ctx.pipeline().get(SslHandler.class);
             try {
                 Certificate[] peer = ssl.engine().getSession().getPeerCertificates();
-                if (peer.length > 0 && peer[0] instanceof X509Certificate certificate) {
-                    context.session().tlsClient(certificate.getSubjectX500Principal().getName());
+                if (peer.length > 0 && peer[0] instanceof X509Certificate certificate
+                        && !context.session().tlsClient(certificate.getSubjectX500Principal().getName())) {
+                    closeWithReason(ctx, "no ssl.principal.mapping.rules rule matches the client certificate's "
+                            + "subject");
+                    return;
                 }
             } catch (SSLPeerUnverifiedException e) {
                 // No client certificate (ssl.client.auth none or requested): the principal stays anonymous.
