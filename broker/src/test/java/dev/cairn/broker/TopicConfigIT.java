@@ -288,7 +288,9 @@ class TopicConfigIT {
                 assertEquals("CreateTime", configs.get("message.timestamp.type").value());
                 assertEquals(ConfigSource.DEFAULT_CONFIG, configs.get("retention.bytes").source());
                 assertEquals("producer", configs.get("compression.type").value());
-                assertEquals(8, configs.entries().size(), "the topic configs Cairn supports: " + configs);
+                assertEquals("86400000", configs.get("delete.retention.ms").value());
+                assertEquals(ConfigEntry.ConfigType.DOUBLE, configs.get("min.cleanable.dirty.ratio").type());
+                assertEquals(12, configs.entries().size(), "the topic configs Cairn supports: " + configs);
 
                 ConfigResource missing = new ConfigResource(ConfigResource.Type.TOPIC, "no-such-topic");
                 ExecutionException unknown = assertThrows(ExecutionException.class, () -> admin.describeConfigs(
