@@ -28,7 +28,7 @@ import java.util.List;
  * thread.
  */
 public final class LogCleaner {
-    /** Default key map size: 512 Ki keys, 24 MiB of map. */
+    /** Default key map bound: 512 Ki keys, at most 24 MiB of map (it grows as keys arrive). */
     public static final int KEYS_MAX_DEFAULT = 1 << 19;
     /** Bytes read from a segment, and buffered for the compacted copy, at a time. */
     static final int IO_BYTES = 1 << 20;
