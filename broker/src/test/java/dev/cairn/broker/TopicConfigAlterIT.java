@@ -74,7 +74,7 @@ class TopicConfigAlterIT {
 
             alter(admin, topic, List.of(set("segment.bytes", "16384"), delete("retention.ms"),
                     new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.APPEND)));
-            Config described = describe(admin, topic);
+            Config described = describeOnceApplied(admin, topic, "segment.bytes", "16384");
             assertOwn(described, "segment.bytes", "16384");
             assertOwn(described, "cleanup.policy", "delete,compact");
             assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, described.get("retention.ms").source());
@@ -102,7 +102,7 @@ class TopicConfigAlterIT {
             // covered by AlterConfigsHandlersTest).
             alter(admin, topic, List.of(set("segment.ms", "600000"), delete("segment.bytes"),
                     delete("cleanup.policy")));
-            Config afterReplace = describe(admin, topic);
+            Config afterReplace = describeOnceApplied(admin, topic, "segment.ms", "600000");
             assertOwn(afterReplace, "segment.ms", "600000");
             assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, afterReplace.get("segment.bytes").source());
             assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, afterReplace.get("cleanup.policy").source());
@@ -144,6 +144,21 @@ class TopicConfigAlterIT {
 
     private static Config describe(Admin admin, ConfigResource resource) throws Exception {
         return admin.describeConfigs(List.of(resource)).all().get(WAIT_SECONDS, TimeUnit.SECONDS).get(resource);
+    }
+
+    /**
+     * Describes the topic until {@code name} has {@code value}: Admin sends DescribeConfigs to any broker, and a
+     * broker other than the one that took the change applies the committed change a moment later (as in Kafka,
+     * whose brokers follow the controller's metadata log). The broker that took it answers only once it applied it.
+     */
+    private static Config describeOnceApplied(Admin admin, ConfigResource resource, String name, String value)
+            throws Exception {
+        Config[] last = new Config[1];
+        awaitTrue(() -> {
+            last[0] = describe(admin, resource);
+            return value.equals(last[0].get(name).value());
+        }, () -> name + " described as " + value + ", last seen " + last[0].get(name));
+        return last[0];
     }
 
     private static void assertOwn(Config config, String name, String value) {

@@ -10,6 +10,7 @@ import dev.cairn.protocol.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -32,9 +33,12 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 public final class MetadataStateMachine extends BaseStateMachine {
     private final ClusterMetadata metadata;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final LongConsumer onApplied;
 
-    public MetadataStateMachine(ClusterMetadata metadata) {
+    /** @param onApplied told on the apply thread each time the applied index advances; must return quickly */
+    public MetadataStateMachine(ClusterMetadata metadata, LongConsumer onApplied) {
         this.metadata = metadata;
+        this.onApplied = onApplied;
     }
 
     @Override
@@ -66,6 +70,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
         MetadataImage image = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(SnapshotFiles.read(snapshot)));
         metadata.restore(image);
         setLastAppliedTermIndex(snapshot.getTermIndex());
+        onApplied.accept(snapshot.getIndex());
     }
 
     @Override
@@ -85,6 +90,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
             result = new MetadataResult.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
         }
         updateLastAppliedTermIndex(TermIndex.valueOf(entry));
+        onApplied.accept(entry.getIndex());
         return CompletableFuture.completedFuture(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(MetadataCodec.encode(result))));
     }

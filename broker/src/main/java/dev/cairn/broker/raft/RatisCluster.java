@@ -55,6 +55,12 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
 
+    /**
+     * The longest a metadata change waits, once committed, for this broker to apply it before answering: a client
+     * that changes metadata and then reads it from the same broker sees its change.
+     */
+    static final long METADATA_LOCAL_APPLY_WAIT_MS = 5_000;
+
     private final int nodeId;
     private final Map<Integer, String> raftAddresses;
     private final FileIo io;
@@ -76,6 +82,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final boolean raftTls;
     private volatile PartitionGroupReconciler reconciler;
+    private final AppliedIndexWaiters metadataApplied = new AppliedIndexWaiters(METADATA_LOCAL_APPLY_WAIT_MS);
 
     /**
      * @param raftAddresses every voter's Raft address by node id (raft.voters)
@@ -93,7 +100,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.index = new LocalPartitionIndex(dataDir);
         this.metadata = new ClusterMetadata(this::onMetadataChange);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
-                ? new MetadataStateMachine(metadata) : newPartitionStateMachine(groupId);
+                ? new MetadataStateMachine(metadata, metadataApplied::applied) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
@@ -175,16 +182,13 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     @Override
     public CompletableFuture<MetadataResult> submit(MetadataCommand command) {
         Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(MetadataCodec.encode(command)));
-        return metadataClient.async().send(message).handle((reply, error) -> {
-            if (error != null) {
-                return new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: " + error);
-            }
-            if (!reply.isSuccess()) {
-                return new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: "
-                        + reply.getException());
-            }
-            return MetadataCodec.decodeResult(reply.getMessage().getContent().asReadOnlyByteBuffer());
-        });
+        return metadataClient.async().send(message).thenCompose(reply -> reply.isSuccess()
+                ? metadataApplied.await(reply.getLogIndex()).thenApply(applied -> MetadataCodec.decodeResult(
+                        reply.getMessage().getContent().asReadOnlyByteBuffer()))
+                : CompletableFuture.<MetadataResult>completedFuture(new MetadataResult.Rejected(
+                        ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: " + reply.getException())))
+                .exceptionally(error -> new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT,
+                        "metadata change failed: " + error));
     }
 
     @Override
@@ -387,6 +391,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         reconciler.close();
         leaderClients.close();
         metadataClient.close();
+        metadataApplied.releaseAll();
         host.close();
         offsets.close();
     }

@@ -34,7 +34,7 @@ class MetadataStateMachineTest {
 
     private RaftHost start(int port, ClusterMetadata metadata) throws IOException {
         RatisSettings settings = RatisSettings.defaults(dir.toFile(), "127.0.0.1", port).withSnapshotThreshold(20);
-        RaftHost host = new RaftHost("1", settings, groupId -> new MetadataStateMachine(metadata));
+        RaftHost host = new RaftHost("1", settings, groupId -> new MetadataStateMachine(metadata, index -> { }));
         host.start();
         host.addGroup(GROUP, List.of(RaftHost.peer("1", "127.0.0.1:" + port)));
         return host;
