@@ -65,6 +65,7 @@ public final class PartitionGroups implements Closeable {
     static final int RAFT_PREALLOCATED_BYTES = 1 << 20;
     /** Ratis requires the write buffer to exceed the appender's byte limit by at least 8 bytes. */
     static final int RAFT_WRITE_BUFFER_EXTRA_BYTES = 64 * 1024;
+    private static final RaftGroupId[] GROUP_IDS = groupIds();
 
     private final RaftServer server;
     private final RaftPeerId selfId;
@@ -128,6 +129,10 @@ public final class PartitionGroups implements Closeable {
         RaftServerConfigKeys.Log.setWriteBufferSize(properties,
                 SizeInBytes.valueOf(config.appenderBufferBytes() + RAFT_WRITE_BUFFER_EXTRA_BYTES));
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
+        // Ratis by default appends a "commit index" entry to the log after every commit, which the leader then
+        // replicates: one more AppendEntries round trip (two Maelstrom messages) per send. The commit index is
+        // Raft's volatile state; a restarted node learns it from the leader.
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, false);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
                 SizeInBytes.valueOf(config.appenderBufferBytes()));
         // No snapshots: the runs are minutes long and the in-memory Raft log holds them.
@@ -140,8 +145,17 @@ public final class PartitionGroups implements Closeable {
     }
 
     public static RaftGroupId groupId(int partition) {
-        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(
-                (TOPIC + "-partition-" + partition).getBytes(StandardCharsets.UTF_8)));
+        // Asked on every client operation: the ids are computed once (a name-based UUID costs an MD5 digest).
+        return GROUP_IDS[partition];
+    }
+
+    private static RaftGroupId[] groupIds() {
+        RaftGroupId[] ids = new RaftGroupId[NodeConfig.PARTITIONS_MAX];
+        for (int p = 0; p < ids.length; p++) {
+            ids[p] = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(
+                    (TOPIC + "-partition-" + p).getBytes(StandardCharsets.UTF_8)));
+        }
+        return ids;
     }
 
     /** Starts the server and adds every partition group over all nodes (each node adds them itself). */
