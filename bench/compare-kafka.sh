@@ -3,11 +3,13 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [TLS=1] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]   (defaults: 200000 records of 1024 bytes)
+#   [PARTITIONS=8] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
+#   (defaults: 200000 records of 1024 bytes)
 #
-# TLS=1 puts both brokers on a TLS listener (the JDK's TLS engine on both sides, one throw-away EC certificate made
-# with keytool) and the clients on security.protocol=SSL: Kafka then also reads fetched records into memory to
-# encrypt them, as Cairn does, so neither uses sendfile.
+# TLS=1 puts both brokers on a TLS listener (one throw-away EC certificate made with keytool) and the clients on
+# security.protocol=SSL: Kafka then also reads fetched records into memory to encrypt them, as Cairn does, so neither
+# uses sendfile. Kafka runs on the JDK's TLS engine; Cairn on the one SSL_ENGINE names (its ssl.engine key; default
+# auto, which is OpenSSL where netty-tcnative loads). The clients use the JDK's.
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # Both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
@@ -21,6 +23,7 @@ records="${1:-200000}"
 record_bytes="${2:-1024}"
 partitions="${PARTITIONS:-8}"
 tls="${TLS:-0}"
+ssl_engine="${SSL_ENGINE:-auto}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
@@ -51,7 +54,7 @@ if [ "$tls" = 1 ]; then
     "ssl.truststore.location=$work/tls/truststore.p12" ssl.truststore.password=bench-secret > "$work/tls/client.properties"
   client_props=("$work/tls/client.properties")
   cairn_tls=(--set ssl.keystore.type=PKCS12 --set "ssl.keystore.location=$work/tls/broker.p12"
-    --set ssl.keystore.password=bench-secret)
+    --set ssl.keystore.password=bench-secret --set "ssl.engine=$ssl_engine")
   # Kafka checks at start that its own truststore accepts its certificate (it is also its inter-broker client).
   kafka_tls="ssl.keystore.type=PKCS12
 ssl.keystore.location=$work/tls/broker.p12
@@ -108,7 +111,8 @@ run kafka $kafka_port 2 >> "$results"
 run cairn $cairn_port 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
-  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol;" \
+  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol" \
+  "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine)");" \
   "load average before: $load_before"
 column -s, -t < "$results"
 awk -F, 'NR>1 { n[$1]++; for (i = 4; i <= 7; i++) s[$1, i] += $i }

@@ -41,6 +41,10 @@ public final class SecurityKeys {
             "TLSv1.2,TLSv1.3", "TLS versions accepted.");
     public static final ConfigKey<String> SSL_CIPHER_SUITES = stringKey("ssl.cipher.suites", "",
             "Cipher suites accepted; empty means the JDK's defaults.");
+    public static final ConfigKey<String> SSL_ENGINE = stringKey("ssl.engine", "auto",
+            "Cairn's own key: the TLS implementation of a listener. auto: OpenSSL (BoringSSL, from netty-tcnative) "
+            + "where its native library loads on this platform, else the JDK's; openssl: OpenSSL or the broker does "
+            + "not start; jdk: the JDK's. Kafka has no such key (it always uses the JDK's engine).");
     public static final ConfigKey<String> SSL_PRINCIPAL_MAPPING_RULES = stringKey("ssl.principal.mapping.rules",
             "DEFAULT", "How a client certificate's subject becomes the principal's name: RULE:pattern/replacement/[LU] "
             + "rules and DEFAULT (the subject as it is), comma-separated, first match wins; no match refuses the "
@@ -84,7 +88,7 @@ public final class SecurityKeys {
     public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
             SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
             SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
-            SSL_CIPHER_SUITES, SSL_PRINCIPAL_MAPPING_RULES, SASL_ENABLED_MECHANISMS,
+            SSL_CIPHER_SUITES, SSL_ENGINE, SSL_PRINCIPAL_MAPPING_RULES, SASL_ENABLED_MECHANISMS,
             SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
             SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS, SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
             SASL_OAUTHBEARER_EXPECTED_ISSUER, SASL_OAUTHBEARER_SUB_CLAIM_NAME, SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
@@ -94,7 +98,7 @@ public final class SecurityKeys {
     /** The keys a listener may override for itself ({@link #listenerKey}). */
     public static final List<ConfigKey<String>> PER_LISTENER = List.of(SSL_KEYSTORE_TYPE, SSL_KEYSTORE_LOCATION,
             SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE, SSL_TRUSTSTORE_LOCATION,
-            SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS, SSL_CIPHER_SUITES,
+            SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS, SSL_CIPHER_SUITES, SSL_ENGINE,
             SSL_PRINCIPAL_MAPPING_RULES, SASL_ENABLED_MECHANISMS);
 
     private static final String LISTENER_PREFIX = "listener.name.";

@@ -12,11 +12,21 @@ import java.util.Locale;
  */
 public record TlsSettings(String keystoreType, Path keystore, String keystorePassword, String keyPassword,
         String truststoreType, Path truststore, String truststorePassword, ClientAuth clientAuth,
-        List<String> protocols, List<String> cipherSuites) {
+        List<String> protocols, List<String> cipherSuites, Engine engine) {
 
     /** Kafka's ssl.client.auth values. */
     public enum ClientAuth {
         NONE, REQUESTED, REQUIRED
+    }
+
+    /** ssl.engine: which TLS implementation a listener runs on. */
+    public enum Engine {
+        /** OpenSSL where it loads, else the JDK's. */
+        AUTO,
+        /** OpenSSL (BoringSSL from netty-tcnative), required. */
+        OPENSSL,
+        /** The JDK's TLS engine. */
+        JDK
     }
 
     private static final List<String> STORE_TYPES = List.of("JKS", "PKCS12", "PEM");
@@ -47,12 +57,20 @@ public record TlsSettings(String keystoreType, Path keystore, String keystorePas
             throw new ConfigException(config.keyName(SecurityKeys.SSL_CLIENT_AUTH, listener) + "=" + clientAuthText
                     + " is not one of none, requested, required");
         }
+        String engineText = config.text(SecurityKeys.SSL_ENGINE, listener);
+        Engine engine;
+        try {
+            engine = Engine.valueOf(engineText.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(config.keyName(SecurityKeys.SSL_ENGINE, listener) + "=" + engineText
+                    + " is not one of auto, openssl, jdk");
+        }
         return new TlsSettings(keystoreType, keystorePath, config.text(SecurityKeys.SSL_KEYSTORE_PASSWORD, listener),
                 config.text(SecurityKeys.SSL_KEY_PASSWORD, listener),
                 storeType(config, listener, SecurityKeys.SSL_TRUSTSTORE_TYPE), truststorePath,
                 config.text(SecurityKeys.SSL_TRUSTSTORE_PASSWORD, listener), clientAuth,
                 list(config.text(SecurityKeys.SSL_ENABLED_PROTOCOLS, listener)),
-                list(config.text(SecurityKeys.SSL_CIPHER_SUITES, listener)));
+                list(config.text(SecurityKeys.SSL_CIPHER_SUITES, listener)), engine);
     }
 
     private static String storeType(BrokerConfig config, KafkaListener listener, ConfigKey<String> key) {
@@ -80,6 +98,6 @@ public record TlsSettings(String keystoreType, Path keystore, String keystorePas
     @Override
     public String toString() {
         return "TlsSettings[keystore=" + keystoreType + ":" + keystore + ", truststore=" + truststoreType + ":"
-                + truststore + ", clientAuth=" + clientAuth + ", protocols=" + protocols + "]";
+                + truststore + ", clientAuth=" + clientAuth + ", protocols=" + protocols + ", engine=" + engine + "]";
     }
 }

@@ -4,6 +4,7 @@ import dev.cairn.broker.api.AccessControl;
 import dev.cairn.broker.api.ConnectionSession;
 import dev.cairn.broker.config.KafkaListener;
 import dev.cairn.broker.config.TlsSettings;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -50,7 +51,8 @@ public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessContr
 
     @Override
     public String toString() {
-        return (listenerName == null ? "" : listenerName + ": ") + (tls == null ? "no TLS" : "TLS")
+        return (listenerName == null ? "" : listenerName + ": ") + (tls == null ? "no TLS"
+                : tls instanceof JdkSslContext ? "TLS on the JDK's engine" : "TLS on OpenSSL")
                 + (saslRequired ? ", SASL login required" : "") + (access.enabled() ? ", ACLs checked" : "");
     }
 }
