@@ -57,7 +57,7 @@ public final class SecurityKeys {
     public static final ConfigKey<String> SASL_OAUTHBEARER_JWKS_ENDPOINT_URL = stringKey(
             "sasl.oauthbearer.jwks.endpoint.url", "", "OAUTHBEARER: the identity provider's JSON Web Key Set, a "
             + "file:, http: or https: URL; tokens must be JWTs signed by one of its keys (RS256/384/512, "
-            + "ES256/384/512).");
+            + "PS256/384/512, ES256/384/512).");
     public static final ConfigKey<Long> SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS = ConfigKey.longKey(
             "sasl.oauthbearer.jwks.endpoint.refresh.ms", 3_600_000L, 10_000, 86_400_000L,
             "OAUTHBEARER: how often the key set is read again (rotated keys).");

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.security.spec.MGF1ParameterSpec;
+import java.security.spec.PSSParameterSpec;
 import java.security.interfaces.ECPublicKey;
 import java.security.interfaces.RSAPublicKey;
 import java.util.Base64;
@@ -16,17 +18,23 @@ import java.util.function.Supplier;
 
 /**
  * Validates an OAuth access token that is a signed JWT (RFC 7519, JWS compact form), as Kafka's
- * OAuthBearerValidatorCallbackHandler does: the signature by a key of the identity provider's key set (RS256/384/512,
- * ES256/384/512; unsigned and HMAC tokens are refused), the expiry ({@code exp}, required) and {@code nbf}/{@code iat}
- * within the clock skew, the issuer and audience when they are configured, and the principal from the configured
- * subject claim. Thread-safe.
+ * OAuthBearerValidatorCallbackHandler does: the signature by a key of the identity provider's key set
+ * (RS256/384/512, PS256/384/512, ES256/384/512; unsigned and HMAC tokens are refused), the expiry ({@code exp},
+ * required) and {@code nbf}/{@code iat} within the clock skew, the issuer and audience when they are configured, and
+ * the principal from the configured subject claim. Thread-safe.
  */
 public final class JwtValidator {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, String> ALGORITHMS = Map.of(
             "RS256", "SHA256withRSA", "RS384", "SHA384withRSA", "RS512", "SHA512withRSA",
+            "PS256", "RSASSA-PSS", "PS384", "RSASSA-PSS", "PS512", "RSASSA-PSS",
             "ES256", "SHA256withECDSAinP1363Format", "ES384", "SHA384withECDSAinP1363Format",
             "ES512", "SHA512withECDSAinP1363Format");
+    /** RFC 7518 3.5: RSASSA-PSS with the same SHA-2 for the digest and MGF1, a salt as long as the digest. */
+    private static final Map<String, PSSParameterSpec> PSS_PARAMETERS = Map.of(
+            "PS256", new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, 32, 1),
+            "PS384", new PSSParameterSpec("SHA-384", "MGF1", MGF1ParameterSpec.SHA384, 48, 1),
+            "PS512", new PSSParameterSpec("SHA-512", "MGF1", MGF1ParameterSpec.SHA512, 64, 1));
 
     private final Supplier<JsonWebKeys> keys;
     private final String expectedIssuer;
@@ -75,11 +83,11 @@ public final class JwtValidator {
         if (key == null) {
             throw invalid("the token's key id is not in the key set");
         }
-        boolean rsa = algorithm.startsWith("RS");
+        boolean rsa = !algorithm.startsWith("ES");
         if (rsa ? !(key instanceof RSAPublicKey) : !(key instanceof ECPublicKey)) {
             throw invalid("the token's algorithm does not match its key's type");
         }
-        verify(javaAlgorithm, key, parts);
+        verify(javaAlgorithm, PSS_PARAMETERS.get(algorithm), key, parts);
         long expiresAtMs = seconds(claims, "exp", true) * 1000;
         if (nowMs - clockSkewMs >= expiresAtMs) {
             throw invalid("the token has expired");
@@ -102,7 +110,9 @@ public final class JwtValidator {
         return new Validated(principal, expiresAtMs);
     }
 
-    private static void verify(String javaAlgorithm, PublicKey key, String[] parts) throws SaslFailure {
+    /** @param pss RSASSA-PSS's parameters, or null for the other algorithms */
+    private static void verify(String javaAlgorithm, PSSParameterSpec pss, PublicKey key, String[] parts)
+            throws SaslFailure {
         byte[] signature;
         try {
             signature = Base64.getUrlDecoder().decode(parts[2]);
@@ -111,6 +121,9 @@ public final class JwtValidator {
         }
         try {
             Signature verifier = Signature.getInstance(javaAlgorithm);
+            if (pss != null) {
+                verifier.setParameter(pss);
+            }
             verifier.initVerify(key);
             verifier.update((parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII));
             if (!verifier.verify(signature)) {

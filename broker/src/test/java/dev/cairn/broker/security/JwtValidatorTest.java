@@ -40,6 +40,32 @@ class JwtValidatorTest {
     }
 
     @Test
+    void rsaPssAndLongerDigestsVerify() throws Exception {
+        JwtValidator validator = validator("https://idp.example", List.of("kafka"));
+        for (String alg : List.of("PS256", "PS384", "PS512", "RS384", "RS512")) {
+            String token = TestJwts.sign(alg, "rsa-1", TestJwts.claims("carol", NOW_S, 600), rsa.getPrivate());
+            assertEquals("carol", validator.validate(token, NOW_MS).principal(), alg);
+        }
+        // A PKCS#1 v1.5 signature under a PS256 header, and PS256 under an EC key, are refused.
+        String rs = TestJwts.sign("RS256", "rsa-1", TestJwts.claims("carol", NOW_S, 600), rsa.getPrivate());
+        String relabelled = relabel(rs, "PS256");
+        assertThrows(SaslFailure.class, () -> validator.validate(relabelled, NOW_MS));
+        String onEcKey = relabel(TestJwts.sign("ES256", "ec-1", TestJwts.claims("carol", NOW_S, 600),
+                ec.getPrivate()), "PS256");
+        assertThrows(SaslFailure.class, () -> validator.validate(onEcKey, NOW_MS));
+    }
+
+    /** The token with its header's alg replaced, payload and signature kept. */
+    private static String relabel(String token, String alg) {
+        String[] parts = token.split("\\.");
+        String header = new String(Base64.getUrlDecoder().decode(parts[0]),
+                StandardCharsets.UTF_8).replaceFirst("\"alg\":\"[A-Z0-9]+\"", "\"alg\":\"" + alg
+                + "\"");
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(
+                header.getBytes(StandardCharsets.UTF_8)) + "." + parts[1] + "." + parts[2];
+    }
+
+    @Test
     void badTokensAreRefusedWithoutEchoingThem() throws Exception {
         JwtValidator validator = validator("https://idp.example", List.of("kafka"));
         String good = TestJwts.sign("RS256", "rsa-1", TestJwts.claims("alice", NOW_S, 600), rsa.getPrivate());

@@ -55,8 +55,17 @@ public final class TestJwts {
                 + ",\"typ\":\"JWT\"}";
         String signingInput = URL.encodeToString(header.getBytes(StandardCharsets.UTF_8)) + "."
                 + URL.encodeToString(claims.getBytes(StandardCharsets.UTF_8));
-        Signature signature = Signature.getInstance(alg.startsWith("RS") ? "SHA256withRSA"
-                : "SHA256withECDSAinP1363Format");
+        String bits = alg.substring(2);
+        Signature signature;
+        if (alg.startsWith("PS")) {
+            // RFC 7518 3.5: the digest and MGF1 both SHA-<bits>, a salt of the digest's length.
+            signature = Signature.getInstance("RSASSA-PSS");
+            signature.setParameter(new java.security.spec.PSSParameterSpec("SHA-" + bits, "MGF1",
+                    new java.security.spec.MGF1ParameterSpec("SHA-" + bits), Integer.parseInt(bits) / 8, 1));
+        } else {
+            signature = Signature.getInstance("SHA" + bits + (alg.startsWith("RS") ? "withRSA"
+                    : "withECDSAinP1363Format"));
+        }
         signature.initSign(key);
         signature.update(signingInput.getBytes(StandardCharsets.US_ASCII));
         return signingInput + "." + URL.encodeToString(signature.sign());
