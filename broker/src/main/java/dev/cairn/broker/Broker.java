@@ -77,6 +77,7 @@ import dev.cairn.broker.metrics.MetricsServer;
 import dev.cairn.broker.metrics.ReplicaCounts;
 import dev.cairn.broker.metrics.TimedReplicatedPartitions;
 import dev.cairn.broker.net.KafkaServer;
+import dev.cairn.broker.net.TlsContextSource;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.raft.RatisCluster;
@@ -208,11 +209,7 @@ public final class Broker implements Closeable {
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
                     handlers(config, cluster, timers.requests(), clusterId, groups, metrics), metrics);
-            List<KafkaServer.Endpoint> endpoints = new ArrayList<>();
-            for (KafkaListener listener : config.kafkaListeners()) {
-                endpoints.add(new KafkaServer.Endpoint(listener.address().host(), listener.address().port(),
-                        listenerSecurity(config, listener, cluster)));
-            }
+            List<KafkaServer.Endpoint> endpoints = endpoints(config, cluster);
             try {
                 server = KafkaServer.start(endpoints, handler, config.socketRequestMaxBytes(), config.maxConnections(),
                         Math.max(2, Runtime.getRuntime().availableProcessors()), config.queuedMaxRequestBytes());
@@ -229,6 +226,7 @@ public final class Broker implements Closeable {
                         .toList()), GROUP_LAG_REFRESH_MS, GROUP_LAG_REFRESH_MS, TimeUnit.MILLISECONDS);
             }
             register(cluster, config, server);
+            scheduleTlsReloads(config, endpoints, maintenance);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
                     config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
@@ -295,6 +293,29 @@ public final class Broker implements Closeable {
                 return LogbackLevels.unset(logger);
             }
         };
+    }
+
+    private static List<KafkaServer.Endpoint> endpoints(BrokerConfig config, RatisCluster cluster) {
+        List<KafkaServer.Endpoint> endpoints = new ArrayList<>();
+        for (KafkaListener listener : config.kafkaListeners()) {
+            endpoints.add(new KafkaServer.Endpoint(listener.address().host(), listener.address().port(),
+                    listenerSecurity(config, listener, cluster)));
+        }
+        return endpoints;
+    }
+
+    /** Each TLS listener looks at its store files every ssl.reload.check.interval.ms (renewed certificates). */
+    private static void scheduleTlsReloads(BrokerConfig config, List<KafkaServer.Endpoint> endpoints,
+            ScheduledExecutorService maintenance) {
+        long reloadCheckMs = SecurityKeys.SSL_RELOAD_CHECK_INTERVAL_MS.parse(
+                config.text(SecurityKeys.SSL_RELOAD_CHECK_INTERVAL_MS));
+        for (KafkaServer.Endpoint endpoint : endpoints) {
+            TlsContextSource tls = endpoint.security().tls();
+            if (tls != null && reloadCheckMs > 0) {
+                maintenance.scheduleWithFixedDelay(tls::reloadIfChanged, reloadCheckMs, reloadCheckMs,
+                        TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     private static ListenerSecurity listenerSecurity(BrokerConfig config, KafkaListener listener,

@@ -45,6 +45,12 @@ public final class SecurityKeys {
             "Cairn's own key: the TLS implementation of a listener. auto: OpenSSL (BoringSSL, from netty-tcnative) "
             + "where its native library loads on this platform, else the JDK's; openssl: OpenSSL or the broker does "
             + "not start; jdk: the JDK's. Kafka has no such key (it always uses the JDK's engine).");
+    public static final ConfigKey<Long> SSL_RELOAD_CHECK_INTERVAL_MS = ConfigKey.longKey(
+            "ssl.reload.check.interval.ms", 60_000, 0, 86_400_000L, "Cairn's own key: how often the broker looks "
+            + "at each TLS listener's keystore and truststore files and, when one changed, serves the renewed "
+            + "certificate to new connections (open connections keep theirs; a file that cannot be used yet keeps "
+            + "the previous one). 0: never, a renewed certificate then takes a restart. Kafka reloads on kafka-configs "
+            + "--alter instead.");
     public static final ConfigKey<String> SSL_PRINCIPAL_MAPPING_RULES = stringKey("ssl.principal.mapping.rules",
             "DEFAULT", "How a client certificate's subject becomes the principal's name: RULE:pattern/replacement/[LU] "
             + "rules and DEFAULT (the subject as it is), comma-separated, first match wins; no match refuses the "
@@ -88,8 +94,8 @@ public final class SecurityKeys {
     public static final List<ConfigKey<?>> KEYS = List.of(LISTENER_SECURITY_PROTOCOL_MAP, SSL_KEYSTORE_TYPE,
             SSL_KEYSTORE_LOCATION, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_TYPE,
             SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH, SSL_ENABLED_PROTOCOLS,
-            SSL_CIPHER_SUITES, SSL_ENGINE, SSL_PRINCIPAL_MAPPING_RULES, SASL_ENABLED_MECHANISMS,
-            SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+            SSL_CIPHER_SUITES, SSL_ENGINE, SSL_RELOAD_CHECK_INTERVAL_MS, SSL_PRINCIPAL_MAPPING_RULES,
+            SASL_ENABLED_MECHANISMS, SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
             SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS, SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
             SASL_OAUTHBEARER_EXPECTED_ISSUER, SASL_OAUTHBEARER_SUB_CLAIM_NAME, SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
             AUTHORIZER_CLASS_NAME, SUPER_USERS,

@@ -159,7 +159,7 @@ public final class KafkaServer implements Closeable {
                     }
                 });
         if (security.tls() != null) {
-            ch.pipeline().addLast("tls", security.tls().newHandler(ch.alloc()));
+            ch.pipeline().addLast("tls", security.tls().current().newHandler(ch.alloc()));
         }
         ch.pipeline()
                 .addLast("frame", new SessionAwareFrameDecoder(requestBytesMax, context.session()))

@@ -4,19 +4,18 @@ import dev.cairn.broker.api.AccessControl;
 import dev.cairn.broker.api.ConnectionSession;
 import dev.cairn.broker.config.KafkaListener;
 import dev.cairn.broker.config.TlsSettings;
-import io.netty.handler.ssl.JdkSslContext;
-import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * What a listener asks of each connection: TLS (a context, or null for none), whether clients must log in with
- * SASL before anything but ApiVersions, the ACLs their requests are checked against, and how a client certificate's
- * subject becomes the principal's name ({@code ssl.principal.mapping.rules}; empty when no rule matches).
+ * What a listener asks of each connection: TLS (a context that follows its store files, or null for none), whether
+ * clients must log in with SASL before anything but ApiVersions, the ACLs their requests are checked against, and how
+ * a client certificate's subject becomes the principal's name ({@code ssl.principal.mapping.rules}; empty when no rule
+ * matches).
  */
-public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access, String listenerName,
+public record ListenerSecurity(TlsContextSource tls, boolean saslRequired, AccessControl access, String listenerName,
         Function<String, Optional<String>> certificatePrincipal) {
 
     /** Kafka's DEFAULT rule: the subject as it is. */
@@ -24,12 +23,12 @@ public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessContr
     public static final ListenerSecurity PLAINTEXT = new ListenerSecurity(null, false, AccessControl.OPEN);
 
     /** Without ACLs. */
-    public ListenerSecurity(SslContext tls, boolean saslRequired) {
+    public ListenerSecurity(TlsContextSource tls, boolean saslRequired) {
         this(tls, saslRequired, AccessControl.OPEN);
     }
 
     /** A listener whose name does not matter (a broker with one listener, tests). */
-    public ListenerSecurity(SslContext tls, boolean saslRequired, AccessControl access) {
+    public ListenerSecurity(TlsContextSource tls, boolean saslRequired, AccessControl access) {
         this(tls, saslRequired, access, null, SUBJECT_AS_IT_IS);
     }
 
@@ -39,7 +38,7 @@ public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessContr
      */
     public static ListenerSecurity of(KafkaListener listener, TlsSettings tls, AccessControl access,
             Function<String, Optional<String>> certificatePrincipal) {
-        return new ListenerSecurity(listener.protocol().tls() ? TlsContexts.server(tls) : null,
+        return new ListenerSecurity(listener.protocol().tls() ? TlsContextSource.of(tls) : null,
                 listener.protocol().sasl(), access, listener.name(), certificatePrincipal);
     }
 
@@ -51,8 +50,7 @@ public record ListenerSecurity(SslContext tls, boolean saslRequired, AccessContr
 
     @Override
     public String toString() {
-        return (listenerName == null ? "" : listenerName + ": ") + (tls == null ? "no TLS"
-                : tls instanceof JdkSslContext ? "TLS on the JDK's engine" : "TLS on OpenSSL")
+        return (listenerName == null ? "" : listenerName + ": ") + (tls == null ? "no TLS" : tls.toString())
                 + (saslRequired ? ", SASL login required" : "") + (access.enabled() ? ", ACLs checked" : "");
     }
 }
