@@ -37,9 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * librdkafka over Cairn's SASL_SSL listener with SCRAM-SHA-512 and ACLs on, as a user would configure it: kcat and
  * confluent-kafka for Python produce and consume with their defaults plus the security settings; a wrong password is
- * refused with Kafka's message, and a user without ACLs with Kafka's authorization error. The users and alice's ACLs
- * are created through Kafka's Admin API by a PLAIN super user. A second broker takes mutual TLS: kcat with a client
- * certificate (PKCS12) is served, kcat without one is refused.
+ * refused with Kafka's message (both clients), and a user without ACLs with Kafka's authorization error until Kafka's
+ * own kafka-acls allows it (issue 21, acceptance 1). The users and alice's ACLs are created through Kafka's Admin API
+ * by a PLAIN super user. A second broker takes mutual TLS: kcat and confluent-kafka with a client certificate
+ * (PKCS12) are served, kcat without one is refused.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class LibrdkafkaSecurityIT {
@@ -78,7 +79,9 @@ class LibrdkafkaSecurityIT {
             client.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
                     new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD),
                     new UserScramCredentialUpsertion("bob", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
-                            4096), "bob-secret"))).all().get(60, TimeUnit.SECONDS);
+                            4096), "bob-secret"),
+                    new UserScramCredentialUpsertion("carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                            4096), "carol-secret"))).all().get(60, TimeUnit.SECONDS);
             // alice may do anything with topics and groups (kafka-acls --add --allow-principal User:alice
             // --operation All --topic '*' --group '*'); bob has no ACL.
             client.createAcls(List.of(allowAlice(ResourceType.TOPIC), allowAlice(ResourceType.GROUP)))
@@ -107,6 +110,71 @@ class LibrdkafkaSecurityIT {
                 "-X", "ssl.ca.location=" + certs.caPem()));
         command.addAll(List.of(rest));
         return command.toArray(String[]::new);
+    }
+
+    /** Runs confluent_round_trip.py (a copy named {@code name}) with the librdkafka settings {@code security}. */
+    private static Run confluentRoundTrip(String name, String bootstrap, String topic, int count, String security)
+            throws Exception {
+        ExternalTool.require(dir, "python3", "-c", "import confluent_kafka");
+        Path script = dir.resolve(name + ".py");
+        if (!Files.exists(script)) {
+            try (var in = LibrdkafkaSecurityIT.class.getResourceAsStream("/clients/confluent_round_trip.py")) {
+                Files.copy(in, script);
+            }
+        }
+        return ExternalTool.run(dir, null, "python3", script.toString(), bootstrap, topic, Integer.toString(count),
+                security);
+    }
+
+    private static String scram(String user, String password) {
+        return "security.protocol=SASL_SSL;sasl.mechanism=SCRAM-SHA-512;sasl.username=" + user + ";sasl.password="
+                + password + ";ssl.ca.location=" + certs.caPem();
+    }
+
+    @Test
+    void confluentKafkaWithAWrongPasswordIsRefused() throws Exception {
+        Run run = confluentRoundTrip("confluent_wrong_password", broker.bootstrap(), "py-secure", 1,
+                scram(USER, "wrong") + ";message.timeout.ms=10000");
+        assertNotEquals(0, run.exitCode(), run.stdout() + run.stderr());
+        assertTrue(run.stderr().contains("invalid credentials with SASL mechanism SCRAM-SHA-512"), run.stderr());
+    }
+
+    /**
+     * Kafka 4.4's kafka-acls, over SASL_SSL as the PLAIN super user, lets carol (refused until then) produce with
+     * kcat and round-trip with confluent-kafka, on the topics whose names start with "granted" (a prefixed ACL).
+     */
+    @Test
+    void kafkaAclsLetsAUserInForKcatAndConfluentKafka() throws Exception {
+        ExternalTool.require(dir, "kcat", "-V");
+        String topic = "granted";
+        Run before = ExternalTool.run(dir, "one\n", kcatAs("carol", "carol-secret", "-t", topic, "-P"));
+        assertNotEquals(0, before.exitCode(), before.stderr());
+        assertTrue(before.stderr().contains("Topic authorization failed"), before.stderr());
+        Path adminConfig = dir.resolve("acl-admin.properties");
+        Files.writeString(adminConfig, "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n"
+                + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"admin\" password=\"admin-secret\";\nssl.truststore.type=PKCS12\n"
+                + "ssl.truststore.location=" + certs.truststore() + "\nssl.truststore.password="
+                + TestCertificates.PASSWORD + "\n");
+        KafkaTool.install();
+        try {
+            KafkaTool.ToolRun add = KafkaTool.run(org.apache.kafka.tools.AclCommand::main, "--bootstrap-server",
+                    broker.bootstrap(), "--command-config", adminConfig.toString(), "--add", "--allow-principal",
+                    "User:carol", "--operation", "All", "--resource-pattern-type", "prefixed", "--topic", topic);
+            assertEquals(0, add.exitCode(), add.toString());
+        } finally {
+            KafkaTool.uninstall();
+        }
+        Run produce = ExternalTool.run(dir, "one\ntwo\n", kcatAs("carol", "carol-secret", "-t", topic, "-P",
+                "-X", "acks=all"));
+        assertEquals(0, produce.exitCode(), produce.stderr());
+        Run consume = ExternalTool.run(dir, null, kcatAs("carol", "carol-secret", "-t", topic, "-C", "-e", "-q"));
+        assertEquals(0, consume.exitCode(), consume.stderr());
+        assertEquals(List.of("one", "two"), List.of(consume.stdout().split("\n")));
+        Run roundTrip = confluentRoundTrip("confluent_carol", broker.bootstrap(), topic + "-py", 100,
+                scram("carol", "carol-secret"));
+        assertEquals(0, roundTrip.exitCode(), roundTrip.stdout() + roundTrip.stderr());
+        assertTrue(roundTrip.stdout().contains("round trip ok: 100 messages"), roundTrip.stdout());
     }
 
     @Test
@@ -200,6 +268,12 @@ class LibrdkafkaSecurityIT {
             without.addAll(List.of("-L", "-m", "10"));
             Run refused = ExternalTool.run(dir, null, without.toArray(String[]::new));
             assertNotEquals(0, refused.exitCode(), refused.stdout());
+            // confluent-kafka with the same client certificate.
+            Run roundTrip = confluentRoundTrip("confluent_mtls", mtls.bootstrap(), "py-mtls", 200,
+                    "security.protocol=SSL;ssl.ca.location=" + certs.caPem() + ";ssl.keystore.location="
+                    + certs.clientKeystore() + ";ssl.keystore.password=" + TestCertificates.PASSWORD);
+            assertEquals(0, roundTrip.exitCode(), roundTrip.stdout() + roundTrip.stderr());
+            assertTrue(roundTrip.stdout().contains("round trip ok: 200 messages"), roundTrip.stdout());
         }
     }
 }
