@@ -67,6 +67,71 @@ class SecureListenerIT {
         }
     }
 
+    /**
+     * Issue 21, acceptance 3, on a SASL_SSL listener: a Kafka request in plaintext, a ClientHello cut short (the
+     * client then waits), and random bytes each close their own connection, within the handshake timeout; a client
+     * doing it right is served all along.
+     */
+    @Test
+    void hostileBytesOnATlsPortCloseOnlyTheirConnections(@TempDir Path dataDir) throws Exception {
+        Map<String, String> settings = tlsBroker("SASL_SSL", "none");
+        settings.put("sasl.enabled.mechanisms", "PLAIN");
+        settings.put("listener.name.sasl_ssl.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"admin-secret\";");
+        try (BrokerFixture broker = BrokerFixture.start(dataDir, settings)) {
+            int port = Integer.parseInt(broker.bootstrap().substring(broker.bootstrap().lastIndexOf(':') + 1));
+            // An ApiVersions v0 request frame, as a client that forgot TLS sends it.
+            byte[] plaintext = java.nio.ByteBuffer.allocate(14).putInt(10).putShort((short) 18).putShort((short) 0)
+                    .putInt(1).putShort((short) -1).array();
+            // A TLS record header announcing a 16,000-byte handshake record, then only 4 bytes of it.
+            byte[] truncatedHello = {0x16, 0x03, 0x01, 0x3e, (byte) 0x80, 0x01, 0x00, 0x3e, 0x7c};
+            byte[] random = new byte[64 * 1024];
+            new java.util.Random(21).nextBytes(random);
+            List<java.net.Socket> hostile = new ArrayList<>();
+            try {
+                for (byte[] bytes : List.of(plaintext, truncatedHello, random)) {
+                    java.net.Socket socket = new java.net.Socket("127.0.0.1", port);
+                    socket.setSoTimeout((int) (dev.cairn.broker.config.Limits.TLS_HANDSHAKE_TIMEOUT_MS + 20_000));
+                    hostile.add(socket);
+                    try {
+                        socket.getOutputStream().write(bytes);
+                    } catch (java.io.IOException e) {
+                        // Reset while writing: the broker closed it already.
+                    }
+                }
+                Properties client = sasl(tlsClient(broker, "SASL_SSL", false), "PLAIN",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule", "admin", "admin-secret");
+                roundTrip(client, "beside-hostile");
+                for (java.net.Socket socket : hostile) {
+                    assertTrue(closedByBroker(socket), "the broker closes a connection that sent hostile bytes");
+                }
+            } finally {
+                for (java.net.Socket socket : hostile) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    /** Whether the broker ended the connection (end of stream or reset) before the socket's read timeout. */
+    private static boolean closedByBroker(java.net.Socket socket) {
+        try {
+            java.io.InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[4096];
+            // A TLS alert may come first; the bytes read are bounded by the alert's size.
+            for (int reads = 0; reads < 16; reads++) {
+                if (in.read(buffer) < 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (java.io.IOException e) {
+            return true;
+        }
+    }
+
     @Test
     void mutualTlsRequiresAClientCertificate(@TempDir Path dataDir) throws Exception {
         try (BrokerFixture broker = BrokerFixture.start(dataDir, tlsBroker("SSL", "required"))) {

@@ -15,6 +15,11 @@ public final class Limits {
      */
     public static final int UNAUTHENTICATED_FRAME_BYTES_MAX = 512 * 1024;
     /**
+     * How long a TLS client has to finish its handshake; a connection that stops half way (a truncated ClientHello)
+     * is closed then, and TLS records before the handshake is done are bounded by TLS itself (16 KiB each).
+     */
+    public static final long TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+    /**
      * ACL bindings or SCRAM credentials one request may create, change or remove: each change is replicated in one
      * metadata Raft entry, which must stay well inside the Raft log's entry limit (about message.max.bytes). A
      * DeleteAcls filter matching more is applied in entries of this many.

@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.Closeable;
@@ -159,7 +160,9 @@ public final class KafkaServer implements Closeable {
                     }
                 });
         if (security.tls() != null) {
-            ch.pipeline().addLast("tls", security.tls().current().newHandler(ch.alloc()));
+            SslHandler tls = security.tls().current().newHandler(ch.alloc());
+            tls.setHandshakeTimeoutMillis(Limits.TLS_HANDSHAKE_TIMEOUT_MS);
+            ch.pipeline().addLast("tls", tls);
         }
         ch.pipeline()
                 .addLast("frame", new SessionAwareFrameDecoder(requestBytesMax, context.session()))
