@@ -162,6 +162,11 @@ class LibrdkafkaSecurityIT {
                     broker.bootstrap(), "--command-config", adminConfig.toString(), "--add", "--allow-principal",
                     "User:carol", "--operation", "All", "--resource-pattern-type", "prefixed", "--topic", topic);
             assertEquals(0, add.exitCode(), add.toString());
+            // confluent-kafka's consumer has a group.id, so librdkafka looks up its coordinator (Describe on it).
+            KafkaTool.ToolRun group = KafkaTool.run(org.apache.kafka.tools.AclCommand::main, "--bootstrap-server",
+                    broker.bootstrap(), "--command-config", adminConfig.toString(), "--add", "--allow-principal",
+                    "User:carol", "--operation", "Read", "--group", "py-standalone");
+            assertEquals(0, group.exitCode(), group.toString());
         } finally {
             KafkaTool.uninstall();
         }
