@@ -21,7 +21,7 @@ Environment (Maelstrom passes its own environment to --bin):
                             and faults.log, one line per fault. Unset: a new directory per wrapper (then the nodes
                             cannot coordinate, and the directory is left behind).
   CAIRN_FAULT_SEED          seed of every node's schedule (default 1); node nX uses seed:nX
-  CAIRN_FAULT_INTERVAL_S    mean seconds between two faults of one node (default 8; each wait is 0.5-1.5 times it)
+  CAIRN_FAULT_INTERVAL_S    mean seconds between two faults of one node (default 5; each wait is 0.5-1.5 times it)
   CAIRN_FAULT_START_S       no fault before this many seconds after the node's first init_ok (default 5)
   CAIRN_FAULT_DURATION_S    no fault starts later than this many seconds after init arrived (default 30; set it
                             to the test's --time-limit, so that the final reads run without faults)
@@ -31,6 +31,9 @@ Environment (Maelstrom passes its own environment to --bin):
   CAIRN_FAULT_PAUSE_S       a pause lasts 0.5 to this many seconds (default 4)
   CAIRN_FAULT_CLOCK_JUMP_S  a clock fault sets the offset from real time to a value in +-this (default 600)
   CAIRN_FAULT_NODE          the node's launcher (default: ../target/cairn-maelstrom-node beside this script)
+  CAIRN_FAULT_AMNESIA       1: deliberately unsafe, a killed node's Raft directory (storage/<node>/raft) is deleted
+                            before it restarts: it forgets its log, term and vote (its incarnation count stays), to
+                            see whether these runs catch a node that loses what it acknowledged
 Arguments after --bin are passed on to the node.
 
 Replies to Maelstrom clients that come 4.5 s or more after their request are dropped (a paused node would
@@ -50,6 +53,7 @@ import os
 import queue
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -165,13 +169,14 @@ class Wrapper:
         for sub in ("storage", "slots", "clock"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         self.seed = os.environ.get("CAIRN_FAULT_SEED", "1")
-        self.interval_s = env_float("CAIRN_FAULT_INTERVAL_S", 8.0)
+        self.interval_s = env_float("CAIRN_FAULT_INTERVAL_S", 5.0)
         self.start_s = env_float("CAIRN_FAULT_START_S", 5.0)
         self.duration_s = env_float("CAIRN_FAULT_DURATION_S", 30.0)
         self.down_s = env_float("CAIRN_FAULT_DOWN_S", 2.0)
         self.pause_s = max(0.5, env_float("CAIRN_FAULT_PAUSE_S", 4.0))
         self.jump_s = env_float("CAIRN_FAULT_CLOCK_JUMP_S", 600.0)
         self.max_down_env = os.environ.get("CAIRN_FAULT_MAX_DOWN", "")
+        self.amnesia = os.environ.get("CAIRN_FAULT_AMNESIA", "") == "1"
         self.out_lock = threading.Lock()
         self.state_lock = threading.Lock()
         self.child = None
@@ -371,6 +376,9 @@ class Wrapper:
         old.kill()
         down = rng.uniform(0, self.down_s)
         self.record("kill pid=%d down=%.1fs" % (old.pid, down))
+        if self.amnesia:
+            shutil.rmtree(os.path.join(self.dir, "storage", self.node_id, "raft"), ignore_errors=True)
+            self.record("amnesia: deleted the Raft directory of %s" % self.node_id)
         self.stopping.wait(down)
         for attempt in range(1, RESTART_TRIES + 1):
             if self.stopping.is_set():

@@ -10,12 +10,14 @@
 #   --faults LIST      comma list of kill,pause,clock (kill,pause,clock); clock needs Debian's faketime package
 #   --time-limit S     Maelstrom --time-limit (30); faults stop when it ends, so the final reads run without them
 #   --rate R           Maelstrom --rate (100)
-#   --interval S       mean seconds between two faults of one node (8)
+#   --interval S       mean seconds between two faults of one node (5)
 #   --runs K           runs of this shape, one after another (1)
 #   --seed S           fault schedule seed of the first run; run k uses S+k-1 (1)
 #   --partition        also Maelstrom's own --nemesis partition --nemesis-interval 5
 #   --latency MS       Maelstrom --latency
 #   --broken           the node acknowledges sends before they commit (--unsafe-ack-before-commit): must be invalid
+#   --amnesia          a killed node's Raft directory is deleted before it restarts (CAIRN_FAULT_AMNESIA=1):
+#                      deliberately unsafe, to see whether the runs catch it
 #   --expect-invalid   exit 0 only if every run is invalid (for --broken)
 #   --keep DIR         copy each run's store and fault log to DIR/<run>; runs not valid are always kept, under DIR
 #                      if given, else in the run's temporary directory (printed)
@@ -27,8 +29,8 @@ root="$(cd "$here/../.." && pwd)"
 maelstrom="$root/../shared/tools/maelstrom/maelstrom"
 wrapper="$here/fault-node.py"
 
-nodes=3 faults=kill,pause,clock time_limit=30 rate=100 interval=8 runs=1 seed=1 partition=0 latency="" broken=0
-expect_invalid=0 keep=""
+nodes=3 faults=kill,pause,clock time_limit=30 rate=100 interval=5 runs=1 seed=1 partition=0 latency="" broken=0
+expect_invalid=0 keep="" amnesia=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2 ;;
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --partition) partition=1; shift ;;
     --latency) latency=$2; shift 2 ;;
     --broken) broken=1; shift ;;
+    --amnesia) amnesia=1; shift ;;
     --expect-invalid) expect_invalid=1; shift ;;
     --keep) keep=$2; shift 2 ;;
     *) echo "run-faults: unknown option $1" >&2; exit 2 ;;
@@ -56,7 +59,8 @@ if [ ! -x "$root/maelstrom-node/target/cairn-maelstrom-node" ]; then
 fi
 case ",$faults," in
   *,clock,*)
-    if ! ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 >/dev/null 2>&1; then
+    if ! compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null \
+        && [ ! -f /usr/lib/faketime/libfaketime.so.1 ]; then
       echo "run-faults: clock faults need libfaketime: apt-get install -y faketime" >&2
       exit 2
     fi ;;
@@ -65,10 +69,18 @@ esac
 # Start-up, workload, 10 s recovery, final reads and analysis; a restarted node needs about 2 s.
 run_limit_s=$((time_limit + 240))
 node_args=""
-[ "$broken" = 1 ] && node_args="--unsafe-ack-before-commit"
+if [ "$broken" = 1 ]; then
+  node_args="--unsafe-ack-before-commit"
+fi
 extra=()
-[ "$partition" = 1 ] && extra+=(--nemesis partition --nemesis-interval 5)
-[ -n "$latency" ] && extra+=(--latency "$latency")
+partition_tag=""
+if [ "$partition" = 1 ]; then
+  extra+=(--nemesis partition --nemesis-interval 5)
+  partition_tag="+partition"
+fi
+if [ -n "$latency" ]; then
+  extra+=(--latency "$latency")
+fi
 
 # Prints "key value" lines for one run: verdict figures from results.edn, latencies from history.edn.
 summarise() {
@@ -86,7 +98,7 @@ anomalies = sorted(set(re.findall(r":(lost-write|unseen|poll-skip|int-poll-skip|
                                   r"int-nonmonotonic-poll|nonmonotonic-send|int-send-skip|duplicate|"
                                   r"inconsistent-offsets|G0[a-z-]*|G1[a-z-]*|G2[a-z-]*)\b", res)))
 m = re.search(r":workload \{.*?:error-types \(?\[?([^\])}]*)", res, re.S)
-print("error_types", (m.group(1).strip() if m else "").replace("\n", " ") or "-")
+print("error_types", " ".join((m.group(1) if m else "").split()) or "-")
 print("anomaly_keys", " ".join(anomalies) or "-")
 invokes, lat = {}, {"send": [], "poll": []}
 ops = {"ok": 0, "info": 0, "fail": 0}
@@ -121,43 +133,51 @@ failures=0
 valids=0
 for k in $(seq 1 "$runs"); do
   run_seed=$((seed + k - 1))
-  name="n${nodes}-${faults//,/+}$([ "$partition" = 1 ] && echo "+partition")-seed${run_seed}"
+  name="n${nodes}-${faults//,/+}${partition_tag}$([ "$amnesia" = 0 ] || echo -amnesia)-seed${run_seed}"
   work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-faults-XXXXXX")
   mkdir -p "$work/fault-dir"
   status=0
   start=$(date +%s)
   (cd "$work" && CAIRN_MAELSTROM_NODE_ARGS="$node_args" CAIRN_FAULTS="$faults" CAIRN_FAULT_DIR="$work/fault-dir" \
     CAIRN_FAULT_SEED="$run_seed" CAIRN_FAULT_INTERVAL_S="$interval" CAIRN_FAULT_DURATION_S="$time_limit" \
+    CAIRN_FAULT_AMNESIA="$amnesia" \
     timeout "$run_limit_s" "$maelstrom" test -w kafka --bin "$wrapper" --node-count "$nodes" --concurrency 2n \
     --time-limit "$time_limit" --rate "$rate" ${extra[@]+"${extra[@]}"} >"$work/maelstrom.log" 2>&1) || status=$?
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   store="$work/store/latest"
   log="$work/fault-dir/faults.log"
-  kills=$(grep -c ' kill ' "$log" 2>/dev/null || true)
+  kills=$(grep -c ' kill pid=' "$log" 2>/dev/null || true)
   pauses=$(grep -c ' pause pid' "$log" 2>/dev/null || true)
-  clocks=$(grep -c ' clock ' "$log" 2>/dev/null || true)
+  clocks=$(grep -c ' clock offset=' "$log" 2>/dev/null || true)
+  skipped=$(grep -c ' skipped: ' "$log" 2>/dev/null || true)
   crashes=$(grep -c ' crash ' "$log" 2>/dev/null || true)
   verdict="valid"
-  [ "$status" -ne 0 ] && verdict="NOT-valid(exit-$status)"
+  if [ "$status" -ne 0 ]; then
+    verdict="NOT-valid(exit-$status)"
+  fi
   summary=""
   if [ -f "$store/results.edn" ] && [ -f "$store/history.edn" ]; then
     summary=$(summarise "$store" | tr '\n' ' ')
   fi
   echo "run-faults: $name: $verdict; ${summary}faults: kill=${kills:-0} pause=${pauses:-0} clock=${clocks:-0}" \
-    "node-crash=${crashes:-0}; $(( $(date +%s) - start )) s; load average $load"
+    "skipped=${skipped:-0} node-crash=${crashes:-0}; $(( $(date +%s) - start )) s; load average $load"
   if [ "$status" -eq 0 ]; then
     valids=$((valids + 1))
   else
     failures=$((failures + 1))
   fi
   keep_this=""
-  [ -n "$keep" ] && keep_this="$keep/$name"
+  if [ -n "$keep" ]; then
+    keep_this="$keep/$name"
+  fi
   if [ "$status" -ne 0 ] && [ -z "$keep_this" ]; then
     keep_this="$work/kept"
   fi
   if [ -n "$keep_this" ]; then
     mkdir -p "$keep_this"
-    [ -d "$store" ] && cp -rL "$store" "$keep_this/store"
+    if [ -d "$store" ]; then
+      cp -rL "$store" "$keep_this/store"
+    fi
     cp "$work/maelstrom.log" "$keep_this/" 2>/dev/null || true
     cp "$log" "$keep_this/" 2>/dev/null || true
     echo "run-faults: $name: kept in $keep_this"
