@@ -136,8 +136,10 @@ class Child:
                     return
                 continue
             try:
-                stdin.write(line)
-            except (BrokenPipeError, OSError, ValueError):
+                view = memoryview(line)
+                while view:   # an unbuffered pipe write may be partial
+                    view = view[stdin.write(view):]
+            except (BrokenPipeError, OSError, ValueError, TypeError):
                 return
 
     def kill(self):
