@@ -4,6 +4,8 @@
 # (relative to the repository root); without it, says so and exits 0. Needs gnuplot-nox and graphviz (.ci/run
 # installs them). Usage: .ci/maelstrom.sh [--broken]   (--broken runs a node that acknowledges sends before they
 # commit, to show that the checker catches it; that run must fail)
+# Besides Maelstrom's own partition nemesis, one short run kills -9 and restarts nodes and pauses them
+# (maelstrom-node/faults/run-faults.sh, its fault-node.py as --bin; maelstrom-node/README "Fault runs").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -56,5 +58,17 @@ run three-nodes-partitions --node-count 3 --concurrency 2n --time-limit 30 --rat
   --nemesis partition --nemesis-interval 5
 run five-nodes-latency-partitions --node-count 5 --concurrency 2n --time-limit 30 --rate 100 \
   --latency 10 --nemesis partition --nemesis-interval 5
+# Process faults Maelstrom has no nemesis for: kill -9 and restart on the kept storage, SIGSTOP/SIGCONT pauses.
+fault_args=(--nodes 3 --faults kill,pause --time-limit 30 --rate 100 --seed 1)
+if [ -n "$node_args" ]; then
+  fault_args+=(--broken)
+fi
+if timeout "$run_limit_s" maelstrom-node/faults/run-faults.sh "${fault_args[@]}"; then
+  passed=$((passed + 1))
+  echo "maelstrom: three-nodes-kill-pause: valid"
+else
+  failures=$((failures + 1))
+  echo "maelstrom: three-nodes-kill-pause: NOT valid" >&2
+fi
 echo "maelstrom: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

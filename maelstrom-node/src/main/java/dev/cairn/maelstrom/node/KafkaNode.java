@@ -12,7 +12,6 @@ import dev.cairn.broker.partition.Result;
 import dev.cairn.maelstrom.transport.MaelstromTransport;
 import dev.cairn.protocol.record.RecordBatchBuilder;
 import dev.cairn.protocol.record.compression.CompressionType;
-import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -179,13 +178,17 @@ public final class KafkaNode {
         body.path("node_ids").forEach(id -> nodeIds.add(id.asText()));
         io.setNodeId(nodeId);
         try {
-            File storage = NodeStorage.create(nodeId);
-            PartitionGroups g = new PartitionGroups(nodeId, nodeIds, config, transport, storage);
+            NodeStorage.Location storage = NodeStorage.create(nodeId, config.storageDir());
+            // A restarted process must not take a reply meant for its predecessor (still in flight on Maelstrom's
+            // network) as the reply to its own request with the same msg_id: each incarnation numbers from its own
+            // base.
+            io.startMsgIdsAt(MaelstromIo.firstMsgId(storage.incarnation()));
+            PartitionGroups g = new PartitionGroups(nodeId, nodeIds, config, transport, storage.raftDir());
             g.start();
             groups = g;
             router = new WriteRouter(g, io, System::nanoTime);
-            LOG.info("{} initialised: {} partitions over {}, Raft storage {}", nodeId, config.partitions(), nodeIds,
-                    storage);
+            LOG.info("{} initialised: {} partitions over {}, Raft storage {} (incarnation {})", nodeId,
+                    config.partitions(), nodeIds, storage.raftDir(), storage.incarnation());
             // Maelstrom's 10 s for init_ok start when it spawns the process; a loaded host spends seconds of
             // them starting JVMs, so the wait for leaders also ends a fixed time after this JVM started.
             long sinceStartMs = ManagementFactory.getRuntimeMXBean().getUptime();

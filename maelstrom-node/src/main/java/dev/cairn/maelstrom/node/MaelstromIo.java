@@ -62,6 +62,10 @@ public final class MaelstromIo {
     private final BlockingQueue<String> out = new ArrayBlockingQueue<>(OUT_QUEUE_LINES_MAX);
     private final ConcurrentMap<Long, CompletableFuture<ObjectNode>> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextMsgId = new AtomicLong(1);
+    /** msg_ids each incarnation of a node may use before the next one's base (2^40). */
+    static final long MSG_IDS_PER_INCARNATION = 1L << 40;
+    /** Incarnations numbered apart; ids stay below 2^52, exact in any JSON reader's doubles. */
+    static final long INCARNATIONS_APART = 1L << 12;
     private final ScheduledExecutorService timer;
     private final Executor replyExecutor;
     private volatile String nodeId = "";
@@ -163,6 +167,23 @@ public final class MaelstromIo {
             return;
         }
         handler.accept(src, body);
+    }
+
+    /**
+     * The first msg_id of a node process that is the {@code incarnation}-th on its storage (0 for the first): a
+     * reply to an earlier incarnation's request cannot match one of this incarnation's requests unless
+     * {@value #INCARNATIONS_APART} restarts separate them.
+     */
+    static long firstMsgId(long incarnation) {
+        return Math.floorMod(incarnation, INCARNATIONS_APART) * MSG_IDS_PER_INCARNATION + 1;
+    }
+
+    /** Numbers outbound requests from {@code first} on; called before the first {@link #rpc}. */
+    void startMsgIdsAt(long first) {
+        if (first < 1) {
+            throw new IllegalArgumentException("msg_id " + first + " must be positive");
+        }
+        nextMsgId.set(first);
     }
 
     /** Queues one message for stdout. */

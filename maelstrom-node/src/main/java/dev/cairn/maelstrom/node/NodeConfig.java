@@ -1,5 +1,6 @@
 package dev.cairn.maelstrom.node;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -19,9 +20,14 @@ import java.util.List;
  * @param unsafeAckBeforeCommit   deliberately broken: the leader acknowledges a send with a predicted offset
  *                                before Raft commits it (used only to show that the checker catches it:
  *                                {@code .ci/maelstrom.sh --broken} and {@code KafkaNodeIT})
+ * @param storageDir              null: the Raft log lives in a directory of this process's own, which later nodes
+ *                                remove once the process is gone (Maelstrom never restarts a node). Otherwise the
+ *                                Raft log lives in {@code <storageDir>/<node id>}, kept and reused by a restarted
+ *                                process ({@code faults/fault-node.py} kills and restarts nodes; NodeStorage)
  */
 public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
-        long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit) {
+        long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit,
+        Path storageDir) {
 
     public static final int PARTITIONS_DEFAULT = 2;
     public static final int PARTITIONS_MAX = 64;
@@ -35,7 +41,8 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
 
     public static NodeConfig defaults() {
         return new NodeConfig(PARTITIONS_DEFAULT, ELECTION_TIMEOUT_MIN_MS_DEFAULT, ELECTION_TIMEOUT_MAX_MS_DEFAULT,
-                RAFT_REQUEST_TIMEOUT_MS_DEFAULT, APPENDER_BUFFER_BYTES_DEFAULT, CLIENT_DEADLINE_MS_DEFAULT, false);
+                RAFT_REQUEST_TIMEOUT_MS_DEFAULT, APPENDER_BUFFER_BYTES_DEFAULT, CLIENT_DEADLINE_MS_DEFAULT, false,
+                null);
     }
 
     /** Checks the values and how they relate; the message names both sides. */
@@ -60,7 +67,8 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
 
     /**
      * Parses {@code --partitions N}, {@code --election-timeout-ms MIN MAX}, {@code --raft-request-timeout-ms N},
-     * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N} and {@code --unsafe-ack-before-commit}.
+     * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N}, {@code --unsafe-ack-before-commit} and
+     * {@code --storage-dir DIR}.
      */
     public static NodeConfig parse(List<String> args) {
         NodeConfig c = defaults();
@@ -69,29 +77,39 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
             switch (flag) {
                 case "--partitions" -> c = new NodeConfig(intArg(args, ++i, flag), c.electionTimeoutMinMs,
                         c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit);
+                        c.unsafeAckBeforeCommit, c.storageDir);
                 case "--election-timeout-ms" -> {
                     long min = intArg(args, ++i, flag);
                     long max = intArg(args, ++i, flag);
                     c = new NodeConfig(c.partitions, min, max, c.raftRequestTimeoutMs, c.appenderBufferBytes,
-                            c.clientDeadlineMs, c.unsafeAckBeforeCommit);
+                            c.clientDeadlineMs, c.unsafeAckBeforeCommit, c.storageDir);
                 }
                 case "--raft-request-timeout-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
                         c.electionTimeoutMaxMs, intArg(args, ++i, flag), c.appenderBufferBytes, c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit);
+                        c.unsafeAckBeforeCommit, c.storageDir);
                 case "--appender-buffer-bytes" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
                         c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, intArg(args, ++i, flag), c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit);
+                        c.unsafeAckBeforeCommit, c.storageDir);
                 case "--client-deadline-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
                         c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes,
-                        intArg(args, ++i, flag), c.unsafeAckBeforeCommit);
+                        intArg(args, ++i, flag), c.unsafeAckBeforeCommit, c.storageDir);
                 case "--unsafe-ack-before-commit" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
                         c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
-                        true);
+                        true, c.storageDir);
+                case "--storage-dir" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
+                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
+                        c.unsafeAckBeforeCommit, Path.of(stringArg(args, ++i, flag)).toAbsolutePath());
                 default -> throw new IllegalArgumentException("unknown argument " + flag);
             }
         }
         return c.validate();
+    }
+
+    private static String stringArg(List<String> args, int i, String flag) {
+        if (i >= args.size() || args.get(i).isEmpty()) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args.get(i);
     }
 
     private static int intArg(List<String> args, int i, String flag) {

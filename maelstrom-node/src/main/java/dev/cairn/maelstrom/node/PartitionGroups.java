@@ -45,9 +45,10 @@ import org.apache.ratis.util.TimeDuration;
  * This node's Ratis server and its partition groups: partition {@code p} of the one Maelstrom topic is the Raft
  * group {@link #groupId(int)} over every node, and its state machine is the broker's
  * {@link PartitionStateMachine} around the broker's {@link Partition} core, on an in-memory log
- * ({@link InMemoryFileIo}) and an {@link InMemoryOffsetStore}: Maelstrom never restarts a node. The Raft log is
- * Ratis's segmented log under a per-process temporary directory ({@link NodeStorage}), with fsyncs off the
- * commit path.
+ * ({@link InMemoryFileIo}) and an {@link InMemoryOffsetStore}. The Raft log is Ratis's segmented log on disk
+ * ({@link NodeStorage}: per process, or kept across restarts with {@code --storage-dir}), with fsyncs off the
+ * commit path. Snapshots are off, so a restarted process rebuilds the partition log and committed offsets by
+ * Ratis replaying its whole Raft log into the state machine.
  *
  * <p>Commands are submitted to the local server directly (as the broker's {@code RaftHost} does); routing to the
  * leader is {@link WriteRouter}'s job.
@@ -122,7 +123,10 @@ public final class PartitionGroups implements Closeable {
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, ms(config.raftRequestTimeoutMs()));
         // Ratis's in-memory Raft log never signals its leader that an entry is "flushed", so a single-node group
         // would never commit: keep the segmented log, in the node's temporary directory, with fsyncs off the
-        // write path (nothing has to survive the process).
+        // write path. Unsafe flush still writes each entry into the file (the page cache) before Ratis counts it
+        // flushed and acknowledges it (BufferedWriteChannel.asyncFlush writes the buffer, then forces on another
+        // thread), so a process killed with SIGKILL keeps every entry it acknowledged; only a machine crash
+        // could lose them.
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, true);
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(RAFT_SEGMENT_BYTES));
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf(RAFT_PREALLOCATED_BYTES));
@@ -158,10 +162,19 @@ public final class PartitionGroups implements Closeable {
         return ids;
     }
 
-    /** Starts the server and adds every partition group over all nodes (each node adds them itself). */
+    /**
+     * Starts the server and adds every partition group over all nodes (each node adds them itself). A process
+     * restarted on a kept storage directory finds its groups there: Ratis loads them with their log, term and vote,
+     * and replays the committed entries into fresh state machines, so they are not added again.
+     */
     public void start() throws IOException {
         server.start();
+        List<RaftGroupId> loaded = new ArrayList<>();
+        server.getGroupIds().forEach(loaded::add);
         for (int p = 0; p < partitionCount; p++) {
+            if (loaded.contains(groupId(p))) {
+                continue;
+            }
             RaftGroup group = RaftGroup.valueOf(groupId(p), peers);
             RaftClientReply reply = server.groupManagement(
                     GroupManagementRequest.newAdd(clientId, selfId, callIds.incrementAndGet(), group, true));

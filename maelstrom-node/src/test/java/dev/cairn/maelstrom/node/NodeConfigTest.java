@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +23,16 @@ class NodeConfigTest {
     void parsesEveryFlag() {
         NodeConfig config = NodeConfig.parse(List.of("--partitions", "5", "--election-timeout-ms", "500", "900",
                 "--raft-request-timeout-ms", "700", "--appender-buffer-bytes", "4096", "--client-deadline-ms", "3000",
-                "--unsafe-ack-before-commit"));
-        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true), config);
+                "--unsafe-ack-before-commit", "--storage-dir", "/var/tmp/run"));
+        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true, Path.of("/var/tmp/run")), config);
+    }
+
+    @Test
+    void storageDirIsPerProcessByDefaultAndAbsoluteWhenGiven() {
+        assertEquals(null, NodeConfig.defaults().storageDir());
+        assertTrue(NodeConfig.parse(List.of("--storage-dir", "relative")).storageDir().isAbsolute());
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--storage-dir")));
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--storage-dir", "")));
     }
 
     @Test

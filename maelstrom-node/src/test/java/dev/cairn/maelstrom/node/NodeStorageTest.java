@@ -69,6 +69,34 @@ class NodeStorageTest {
     }
 
     @Test
+    void aKeptStorageDirectoryIsReusedAndCountsItsIncarnations() throws IOException {
+        Path storage = tmp.resolve("kept");
+        NodeStorage.Location first = NodeStorage.create("n1", storage);
+        Files.writeString(first.raftDir().toPath().resolve("entry"), "raft state");
+        NodeStorage.Location second = NodeStorage.create("n1", storage);
+        NodeStorage.Location third = NodeStorage.create("n1", storage);
+        assertEquals(first.raftDir(), second.raftDir());
+        assertEquals(storage.resolve("n1").resolve(NodeStorage.RAFT_SUBDIR).toFile(), third.raftDir());
+        assertEquals(List.of(0L, 1L, 2L), List.of(first.incarnation(), second.incarnation(), third.incarnation()));
+        assertEquals("raft state", Files.readString(third.raftDir().toPath().resolve("entry")));
+        assertTrue(MaelstromIo.firstMsgId(1) > MaelstromIo.firstMsgId(0) + (1L << 30),
+                "incarnations number their requests apart");
+    }
+
+    @Test
+    void theCleanUpNeverRemovesAKeptDirectoryEvenWithAStaleLookingName() throws IOException {
+        Path kept = staleNodeDirectory("n2", 1);   // named like a dead process's directory
+        Path nodeDir = kept.resolve("n2");
+        Files.createDirectories(nodeDir);
+        staleNodeDirectory("n3", 1);
+        NodeStorage.removeStale(tmp, ProcessHandle.current().pid(), nodeDir);
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertEquals(List.of(kept), left.toList(), "the stale directory went, the kept one stayed");
+        }
+        assertTrue(Files.isDirectory(nodeDir));
+    }
+
+    @Test
     void aDirectoryWhoseRemoverDiedIsRemovedByTheNextNode() throws IOException {
         Path stale = staleNodeDirectory("n1", 2);
         Path abandoned = Files.move(stale, stale.resolveSibling(stale.getFileName() + NodeStorage.REMOVING_MARK
