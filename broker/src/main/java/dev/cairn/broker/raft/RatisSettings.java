@@ -199,11 +199,12 @@ public record RatisSettings(
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, requestTimeout);
         // RATIS-2235: composing append entries costs throughput; Ozone turns it off too (docs/ratis.md B.4).
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
-        // Ratis by default appends an entry recording the commit index after each commit, and replicates it: as many
-        // Raft entries again as commands (log writes, AppendEntries, apply-thread wake-ups) on every replica. The
-        // commit index is volatile in Raft; a restarted replica learns it from the leader (or, alone, by committing
-        // its first entry as leader) before it replays.
-        RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, false);
+        // Ratis appends an entry recording the commit index after each commit and replicates it: as many Raft entries
+        // again as commands. Kept on in the broker: that entry is also what tells followers the new commit index
+        // within a round trip; without it they learn it at the next heartbeat (~500 ms idle), and state read from
+        // follower replicas (ListGroups' offsets-only groups, leadership transfer readiness) lagged that much
+        // (KafkaToolsIT listed a deleted group). The Maelstrom node turns it off (no reads from followers' state).
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, true);
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, logSegmentSizeMax);
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, logPreallocatedSize);
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, logWriteBufferSize);
