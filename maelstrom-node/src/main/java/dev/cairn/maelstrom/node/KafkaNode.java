@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * Every client request is answered within {@link NodeConfig#clientDeadlineMs()}: error 11 only when nothing
  * happened, error 13 when a write's outcome is unknown (see {@link WriteRouter}).
  */
-public final class KafkaNode {
+public final class KafkaNode implements ClientRequests {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaNode.class);
     private static final ObjectMapper MAPPER = MaelstromIo.mapper();
 
@@ -72,6 +72,8 @@ public final class KafkaNode {
     static final long INIT_LEADER_POLL_MS = 20;
     /** ... and stops waiting once the JVM has been up this long, leaving room within Maelstrom's 10 s. */
     static final long INIT_OK_BY_UPTIME_MS = 6_000;
+    /** The warm-up before init_ok ({@link WarmUp}) ends by this uptime whatever its own length. */
+    static final long WARM_UP_END_BY_UPTIME_MS = 5_000;
 
     static final int ERROR_TEMPORARILY_UNAVAILABLE = 11;
     static final int ERROR_MALFORMED_REQUEST = 12;
@@ -160,10 +162,11 @@ public final class KafkaNode {
         try {
             switch (type) {
                 case "submit" -> r.onSubmit(src, body);
-                case "send" -> onSend(src, body, deadlineNs);
-                case "poll" -> onPoll(src, body);
-                case "commit_offsets" -> onCommitOffsets(src, body, deadlineNs);
-                case "list_committed_offsets" -> onListCommittedOffsets(src, body);
+                case "send" -> send(body, deadlineNs).thenAccept(reply -> io.reply(src, body, reply));
+                case "poll" -> io.reply(src, body, poll(body));
+                case "commit_offsets" -> commitOffsets(body, deadlineNs).thenAccept(reply -> io.reply(src, body,
+                        reply));
+                case "list_committed_offsets" -> io.reply(src, body, listCommittedOffsets(body));
                 default -> io.reply(src, body, error(ERROR_NOT_SUPPORTED, "unsupported request type " + type));
             }
         } catch (IOException | RuntimeException e) {
@@ -210,15 +213,30 @@ public final class KafkaNode {
             allKnown = groups.info(p) != null && groups.info(p).getLeaderId() != null;
         }
         if (allKnown || System.nanoTime() >= deadlineNs) {
-            io.reply(src, body, MAPPER.createObjectNode().put("type", "init_ok"));
-            // Issue 22: start-up time, process start to init_ok, on stderr for every run (the JVM's uptime counts
-            // from its own start, a few milliseconds after the process's).
-            LOG.info("init_ok {} ms after the JVM started ({} leaders known)", ManagementFactory.getRuntimeMXBean()
-                    .getUptime(), allKnown ? "all" : "not all");
+            long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+            long warmUpMs = Math.min(config.warmUpMs(), WARM_UP_END_BY_UPTIME_MS - uptimeMs);
+            if (!allKnown || warmUpMs <= 0) {
+                replyInitOk(src, body, allKnown, uptimeMs, null);
+                return;
+            }
+            new WarmUp(this, clientPool, System::nanoTime, io.nodeId(), config.partitions(), this::partitionOf)
+                    .run(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmUpMs))
+                    .thenAccept(warmUp -> replyInitOk(src, body, true, uptimeMs, warmUp));
             return;
         }
         io.timer().schedule(() -> replyInitOkOnceLeadersKnown(src, body, deadlineNs), INIT_LEADER_POLL_MS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    private void replyInitOk(String src, ObjectNode body, boolean allLeadersKnown, long readyUptimeMs,
+            WarmUp.Outcome warmUp) {
+        io.reply(src, body, MAPPER.createObjectNode().put("type", "init_ok"));
+        // Issue 22: start-up time, process start to init_ok, on stderr for every run (the JVM's uptime counts from
+        // its own start, a few milliseconds after the process's); ready = groups started and leaders known.
+        LOG.info("init_ok {} ms after the JVM started, ready after {} ms ({} leaders known); warm-up: {}",
+                ManagementFactory.getRuntimeMXBean().getUptime(), readyUptimeMs, allLeadersKnown ? "all" : "not all",
+                warmUp == null ? "none" : warmUp.requests() + " requests (" + warmUp.errors() + " failed) in "
+                        + warmUp.elapsedMs() + " ms");
     }
 
     static ObjectNode error(int code, String text) {
@@ -229,7 +247,9 @@ public final class KafkaNode {
         return Math.floorMod(key.hashCode(), config.partitions());
     }
 
-    private void onSend(String src, ObjectNode body, long deadlineNs) throws IOException {
+    /** The reply to a {@code send}, once its append is applied or has failed. */
+    @Override
+    public CompletableFuture<ObjectNode> send(ObjectNode body, long deadlineNs) throws IOException {
         String key = body.path("key").asText();
         byte[] value = MAPPER.writeValueAsBytes(body.get("msg"));
         long nowMs = System.currentTimeMillis();
@@ -240,17 +260,15 @@ public final class KafkaNode {
         if (config.unsafeAckBeforeCommit()) {
             OptionalLong predicted = router.unsafeAckBeforeCommit(p, command);
             if (predicted.isPresent()) {
-                io.reply(src, body, MAPPER.createObjectNode().put("type", "send_ok").put("offset",
-                        predicted.getAsLong()));
-                return;
+                return CompletableFuture.completedFuture(MAPPER.createObjectNode().put("type", "send_ok")
+                        .put("offset", predicted.getAsLong()));
             }
         }
-        router.submit(p, command, deadlineNs).thenAccept(outcome -> {
+        return router.submit(p, command, deadlineNs).thenApply(outcome -> {
             if (outcome instanceof WriteOutcome.Applied applied && applied.result() instanceof Result.Appended a) {
-                io.reply(src, body, MAPPER.createObjectNode().put("type", "send_ok").put("offset", a.baseOffset()));
-            } else {
-                io.reply(src, body, failure(outcome));
+                return MAPPER.createObjectNode().put("type", "send_ok").put("offset", a.baseOffset());
             }
+            return failure(outcome);
         });
     }
 
@@ -272,7 +290,9 @@ public final class KafkaNode {
         return bytes;
     }
 
-    private void onPoll(String src, ObjectNode body) throws IOException {
+    /** The reply to a {@code poll}, read from this node's applied state. */
+    @Override
+    public ObjectNode poll(ObjectNode body) throws IOException {
         ObjectNode reply = MAPPER.createObjectNode().put("type", "poll_ok");
         ObjectNode msgs = reply.putObject("msgs");
         for (Map.Entry<String, JsonNode> entry : body.path("offsets").properties()) {
@@ -290,10 +310,12 @@ public final class KafkaNode {
                 pairs.addArray().add(message.offset()).add(MAPPER.readTree(message.value()));
             }
         }
-        io.reply(src, body, reply);
+        return reply;
     }
 
-    private void onCommitOffsets(String src, ObjectNode body, long deadlineNs) {
+    /** The reply to a {@code commit_offsets}, once every key's commit is applied or one has failed. */
+    @Override
+    public CompletableFuture<ObjectNode> commitOffsets(ObjectNode body, long deadlineNs) {
         List<CompletableFuture<WriteOutcome>> commits = new ArrayList<>();
         long nowMs = System.currentTimeMillis();
         for (Map.Entry<String, JsonNode> entry : body.path("offsets").properties()) {
@@ -301,7 +323,7 @@ public final class KafkaNode {
                     entry.getValue().asLong(), -1, "", nowMs);
             commits.add(router.submit(partitionOf(entry.getKey()), bytes(CommandCodec.encode(commit)), deadlineNs));
         }
-        CompletableFuture.allOf(commits.toArray(new CompletableFuture<?>[0])).thenRun(() -> {
+        return CompletableFuture.allOf(commits.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             boolean allApplied = true;
             boolean anyMaybeApplied = false;
             WriteOutcome firstFailure = null;
@@ -316,16 +338,18 @@ public final class KafkaNode {
                 }
             }
             if (allApplied) {
-                io.reply(src, body, MAPPER.createObjectNode().put("type", "commit_offsets_ok"));
-            } else if (anyMaybeApplied) {
-                io.reply(src, body, error(ERROR_CRASH, "some offsets may be committed: " + firstFailure));
-            } else {
-                io.reply(src, body, failure(firstFailure));
+                return MAPPER.createObjectNode().put("type", "commit_offsets_ok");
             }
+            if (anyMaybeApplied) {
+                return error(ERROR_CRASH, "some offsets may be committed: " + firstFailure);
+            }
+            return failure(firstFailure);
         });
     }
 
-    private void onListCommittedOffsets(String src, ObjectNode body) {
+    /** The reply to a {@code list_committed_offsets}, from this node's applied state. */
+    @Override
+    public ObjectNode listCommittedOffsets(ObjectNode body) {
         ObjectNode reply = MAPPER.createObjectNode().put("type", "list_committed_offsets_ok");
         ObjectNode offsets = reply.putObject("offsets");
         for (JsonNode keyNode : body.path("keys")) {
@@ -337,6 +361,6 @@ public final class KafkaNode {
             Optional<CommittedOffset> committed = partition.committedOffset(GROUP_PREFIX + key);
             committed.ifPresent(c -> offsets.put(key, c.offset()));
         }
-        io.reply(src, body, reply);
+        return reply;
     }
 }

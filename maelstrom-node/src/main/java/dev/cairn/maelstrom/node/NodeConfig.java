@@ -24,10 +24,13 @@ import java.util.List;
  *                                remove once the process is gone (Maelstrom never restarts a node). Otherwise the
  *                                Raft log lives in {@code <storageDir>/<node id>}, kept and reused by a restarted
  *                                process ({@code faults/fault-node.py} kills and restarts nodes; NodeStorage)
+ * @param warmUpMs                before init_ok, the node runs its own client requests (on keys Maelstrom never
+ *                                uses) for up to this long, so that the workload's first seconds do not meet
+ *                                interpreted code ({@link WarmUp}); 0: none
  */
 public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
         long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit,
-        Path storageDir) {
+        Path storageDir, long warmUpMs) {
 
     public static final int PARTITIONS_DEFAULT = 2;
     public static final int PARTITIONS_MAX = 64;
@@ -36,13 +39,16 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
     public static final long RAFT_REQUEST_TIMEOUT_MS_DEFAULT = 1_500;
     public static final int APPENDER_BUFFER_BYTES_DEFAULT = 32 * 1024;
     public static final long CLIENT_DEADLINE_MS_DEFAULT = 3_500;
+    public static final long WARM_UP_MS_DEFAULT = 2_500;
+    /** Longer warm-ups would eat into Maelstrom's 10 s for init_ok; the node also stops at a fixed uptime. */
+    public static final long WARM_UP_MS_MAX = 5_000;
     /** Maelstrom's client RPC timeout; the deadline must leave room below it. */
     public static final long MAELSTROM_CLIENT_TIMEOUT_MS = 5_000;
 
     public static NodeConfig defaults() {
         return new NodeConfig(PARTITIONS_DEFAULT, ELECTION_TIMEOUT_MIN_MS_DEFAULT, ELECTION_TIMEOUT_MAX_MS_DEFAULT,
                 RAFT_REQUEST_TIMEOUT_MS_DEFAULT, APPENDER_BUFFER_BYTES_DEFAULT, CLIENT_DEADLINE_MS_DEFAULT, false,
-                null);
+                null, WARM_UP_MS_DEFAULT);
     }
 
     /** Checks the values and how they relate; the message names both sides. */
@@ -56,6 +62,8 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
         require(clientDeadlineMs > 0 && clientDeadlineMs < MAELSTROM_CLIENT_TIMEOUT_MS, "client deadline "
                 + clientDeadlineMs + " ms must be positive and below Maelstrom's client timeout "
                 + MAELSTROM_CLIENT_TIMEOUT_MS + " ms");
+        require(warmUpMs >= 0 && warmUpMs <= WARM_UP_MS_MAX, "warm-up " + warmUpMs + " ms outside [0, "
+                + WARM_UP_MS_MAX + "]");
         return this;
     }
 
@@ -67,42 +75,39 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
 
     /**
      * Parses {@code --partitions N}, {@code --election-timeout-ms MIN MAX}, {@code --raft-request-timeout-ms N},
-     * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N}, {@code --unsafe-ack-before-commit} and
-     * {@code --storage-dir DIR}.
+     * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N}, {@code --unsafe-ack-before-commit},
+     * {@code --storage-dir DIR} and {@code --warm-up-ms N}.
      */
     public static NodeConfig parse(List<String> args) {
-        NodeConfig c = defaults();
+        NodeConfig d = defaults();
+        int partitions = d.partitions;
+        long electionMin = d.electionTimeoutMinMs;
+        long electionMax = d.electionTimeoutMaxMs;
+        long raftRequestTimeout = d.raftRequestTimeoutMs;
+        int appenderBuffer = d.appenderBufferBytes;
+        long clientDeadline = d.clientDeadlineMs;
+        boolean unsafeAck = d.unsafeAckBeforeCommit;
+        Path storage = d.storageDir;
+        long warmUp = d.warmUpMs;
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
             switch (flag) {
-                case "--partitions" -> c = new NodeConfig(intArg(args, ++i, flag), c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit, c.storageDir);
+                case "--partitions" -> partitions = intArg(args, ++i, flag);
                 case "--election-timeout-ms" -> {
-                    long min = intArg(args, ++i, flag);
-                    long max = intArg(args, ++i, flag);
-                    c = new NodeConfig(c.partitions, min, max, c.raftRequestTimeoutMs, c.appenderBufferBytes,
-                            c.clientDeadlineMs, c.unsafeAckBeforeCommit, c.storageDir);
+                    electionMin = intArg(args, ++i, flag);
+                    electionMax = intArg(args, ++i, flag);
                 }
-                case "--raft-request-timeout-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, intArg(args, ++i, flag), c.appenderBufferBytes, c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit, c.storageDir);
-                case "--appender-buffer-bytes" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, intArg(args, ++i, flag), c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit, c.storageDir);
-                case "--client-deadline-ms" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes,
-                        intArg(args, ++i, flag), c.unsafeAckBeforeCommit, c.storageDir);
-                case "--unsafe-ack-before-commit" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
-                        true, c.storageDir);
-                case "--storage-dir" -> c = new NodeConfig(c.partitions, c.electionTimeoutMinMs,
-                        c.electionTimeoutMaxMs, c.raftRequestTimeoutMs, c.appenderBufferBytes, c.clientDeadlineMs,
-                        c.unsafeAckBeforeCommit, Path.of(stringArg(args, ++i, flag)).toAbsolutePath());
+                case "--raft-request-timeout-ms" -> raftRequestTimeout = intArg(args, ++i, flag);
+                case "--appender-buffer-bytes" -> appenderBuffer = intArg(args, ++i, flag);
+                case "--client-deadline-ms" -> clientDeadline = intArg(args, ++i, flag);
+                case "--unsafe-ack-before-commit" -> unsafeAck = true;
+                case "--storage-dir" -> storage = Path.of(stringArg(args, ++i, flag)).toAbsolutePath();
+                case "--warm-up-ms" -> warmUp = intArg(args, ++i, flag);
                 default -> throw new IllegalArgumentException("unknown argument " + flag);
             }
         }
-        return c.validate();
+        return new NodeConfig(partitions, electionMin, electionMax, raftRequestTimeout, appenderBuffer,
+                clientDeadline, unsafeAck, storage, warmUp).validate();
     }
 
     private static String stringArg(List<String> args, int i, String flag) {

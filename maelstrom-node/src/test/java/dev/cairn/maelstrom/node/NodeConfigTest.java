@@ -23,8 +23,8 @@ class NodeConfigTest {
     void parsesEveryFlag() {
         NodeConfig config = NodeConfig.parse(List.of("--partitions", "5", "--election-timeout-ms", "500", "900",
                 "--raft-request-timeout-ms", "700", "--appender-buffer-bytes", "4096", "--client-deadline-ms", "3000",
-                "--unsafe-ack-before-commit", "--storage-dir", "/var/tmp/run"));
-        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true, Path.of("/var/tmp/run")), config);
+                "--unsafe-ack-before-commit", "--storage-dir", "/var/tmp/run", "--warm-up-ms", "0"));
+        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true, Path.of("/var/tmp/run"), 0), config);
     }
 
     @Test
@@ -44,5 +44,8 @@ class NodeConfigTest {
         assertTrue(e.getMessage().contains("900") && e.getMessage().contains("500"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--partitions")));
         assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--bogus")));
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--warm-up-ms", "-1")));
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--warm-up-ms",
+                String.valueOf(NodeConfig.WARM_UP_MS_MAX + 1))));
     }
 }
