@@ -29,6 +29,7 @@ DECLARED_VERSIONS = {
     "DescribeUserScramCredentials": (0, 0), "AlterUserScramCredentials": (0, 0), "DescribeClientQuotas": (0, 1),
     "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "AlterConfigs": (0, 2),
     "IncrementalAlterConfigs": (0, 1), "OffsetForLeaderEpoch": (2, 4),
+    "AlterPartitionReassignments": (0, 1), "ListPartitionReassignments": (0, 0),
 }
 
 PRIMITIVES = {
@@ -67,6 +68,8 @@ def constant_name(name):
 def default_literal(field, kind):
     value = field["default"]
     text = str(value)
+    if text == "null" and (kind == "string" or kind.startswith("[]")):
+        return "null"
     if kind == "string":
         return "null" if text == "null" else json.dumps(text)
     if kind == "bool":

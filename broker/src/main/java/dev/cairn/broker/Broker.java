@@ -2,6 +2,7 @@ package dev.cairn.broker;
 
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.AlterConfigsHandler;
+import dev.cairn.broker.api.AlterPartitionReassignmentsHandler;
 import dev.cairn.broker.api.BrokerLoggers;
 import dev.cairn.broker.logging.LogbackLevels;
 import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
@@ -47,6 +48,7 @@ import dev.cairn.broker.api.InitProducerIdHandler;
 import dev.cairn.broker.api.JoinGroupHandler;
 import dev.cairn.broker.api.LeaveGroupHandler;
 import dev.cairn.broker.api.ListGroupsHandler;
+import dev.cairn.broker.api.ListPartitionReassignmentsHandler;
 import dev.cairn.broker.api.OffsetDeleteHandler;
 import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
@@ -233,6 +235,9 @@ public final class Broker implements Closeable {
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+            maintenance.scheduleWithFixedDelay(() -> cluster.driveReassignments(LEADERSHIP_TRANSFER_TIMEOUT_MS,
+                    System.currentTimeMillis()),
+                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
             if (config.autoLeaderRebalanceEnable()) {
                 long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
                 maintenance.scheduleWithFixedDelay(() -> cluster.balanceLeadership(System.currentTimeMillis(),
@@ -415,6 +420,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(cluster, cluster));
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
         handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, cluster, cluster::transferLeadership));
+        handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(cluster));
+        handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
                 config.dataDir().resolve("logs"), cluster::localReplicasByPartition));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));

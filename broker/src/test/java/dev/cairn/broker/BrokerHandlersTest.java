@@ -128,7 +128,8 @@ class BrokerHandlersTest {
                 ApiKey.ALTER_CONFIGS, ApiKey.SASL_HANDSHAKE,
                 ApiKey.SASL_AUTHENTICATE, ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
                 ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.DESCRIBE_CLIENT_QUOTAS, ApiKey.CREATE_ACLS,
-                ApiKey.DESCRIBE_ACLS, ApiKey.DELETE_ACLS), advertised);
+                ApiKey.DESCRIBE_ACLS, ApiKey.DELETE_ACLS, ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+                ApiKey.LIST_PARTITION_REASSIGNMENTS), advertised);
     }
 
     @Test

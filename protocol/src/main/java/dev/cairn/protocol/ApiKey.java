@@ -2,6 +2,8 @@ package dev.cairn.protocol;
 
 import dev.cairn.protocol.message.AlterConfigsRequest;
 import dev.cairn.protocol.message.AlterConfigsResponse;
+import dev.cairn.protocol.message.AlterPartitionReassignmentsRequest;
+import dev.cairn.protocol.message.AlterPartitionReassignmentsResponse;
 import dev.cairn.protocol.message.AlterUserScramCredentialsRequest;
 import dev.cairn.protocol.message.AlterUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ApiVersionsRequest;
@@ -52,6 +54,8 @@ import dev.cairn.protocol.message.LeaveGroupRequest;
 import dev.cairn.protocol.message.LeaveGroupResponse;
 import dev.cairn.protocol.message.ListGroupsRequest;
 import dev.cairn.protocol.message.ListGroupsResponse;
+import dev.cairn.protocol.message.ListPartitionReassignmentsRequest;
+import dev.cairn.protocol.message.ListPartitionReassignmentsResponse;
 import dev.cairn.protocol.message.ListOffsetsRequest;
 import dev.cairn.protocol.message.ListOffsetsResponse;
 import dev.cairn.protocol.message.MetadataRequest;
@@ -129,6 +133,10 @@ public enum ApiKey {
     ELECT_LEADERS(43, ElectLeadersRequest.SCHEMA, ElectLeadersResponse.SCHEMA, 0, 0, 2),
     INCREMENTAL_ALTER_CONFIGS(44, IncrementalAlterConfigsRequest.SCHEMA, IncrementalAlterConfigsResponse.SCHEMA,
             0, 0, 1),
+    ALTER_PARTITION_REASSIGNMENTS(45, AlterPartitionReassignmentsRequest.SCHEMA,
+            AlterPartitionReassignmentsResponse.SCHEMA, 0, 0, 1),
+    LIST_PARTITION_REASSIGNMENTS(46, ListPartitionReassignmentsRequest.SCHEMA,
+            ListPartitionReassignmentsResponse.SCHEMA, 0, 0, 0),
     DELETE_GROUPS(42, DeleteGroupsRequest.SCHEMA, DeleteGroupsResponse.SCHEMA, 0, 0, 2),
     OFFSET_DELETE(47, OffsetDeleteRequest.SCHEMA, OffsetDeleteResponse.SCHEMA, 0, 0, 0),
     DESCRIBE_CLIENT_QUOTAS(48, DescribeClientQuotasRequest.SCHEMA, DescribeClientQuotasResponse.SCHEMA, 0, 0, 1),

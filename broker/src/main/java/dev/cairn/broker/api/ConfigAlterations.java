@@ -25,7 +25,9 @@ import java.util.concurrent.CompletableFuture;
  * metadata change is committed and applies it to the logs right after; so does Cairn.
  *
  * <p>Broker configs cannot change while a Cairn broker runs: such a resource is answered INVALID_REQUEST naming the
- * way to change them (the configuration file, then a restart), rather than accepted and ignored. A BROKER_LOGGER
+ * way to change them (the configuration file, then a restart), rather than accepted and ignored. Replication
+ * throttles, which Cairn does not have, are refused when set and accepted as no-ops when deleted (see
+ * {@link #BROKER_REPLICATION_THROTTLES}). A BROKER_LOGGER
  * resource (KIP-412) sets or resets this broker's log levels until it stops. Other resource types (client metrics,
  * groups) are answered INVALID_REQUEST as unsupported.
  */
@@ -39,6 +41,17 @@ final class ConfigAlterations {
     static final List<String> LOG_LEVELS = List.of("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL");
 
     static final byte RESOURCE_TYPE_BROKER_LOGGER = 8;
+    /**
+     * Kafka's replication throttles (KIP-73), which {@code kafka-reassign-partitions} sets with {@code --throttle} and
+     * deletes at {@code --verify}: Cairn's replicas catch up through Raft at full speed, so a throttle is refused, and
+     * deleting one (never set) changes nothing and is answered as done.
+     */
+    static final Set<String> BROKER_REPLICATION_THROTTLES = Set.of("leader.replication.throttled.rate",
+            "follower.replication.throttled.rate", "replica.alter.log.dirs.io.max.bytes.per.second");
+    static final Set<String> TOPIC_REPLICATION_THROTTLES = Set.of("leader.replication.throttled.replicas",
+            "follower.replication.throttled.replicas");
+    private static final String NO_THROTTLES = "Cairn does not throttle replication (replicas catch up through Raft "
+            + "at full speed); run kafka-reassign-partitions without --throttle";
 
     private final MetadataService metadata;
     private final int nodeId;
@@ -74,6 +87,13 @@ final class ConfigAlterations {
             case DescribeConfigsHandler.RESOURCE_TYPE_BROKER:
                 if (!session.allowedOnCluster(AclOperation.ALTER_CONFIGS)) {
                     return done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+                if (changes.stream().allMatch(change -> change.operation() == OP_DELETE
+                        && BROKER_REPLICATION_THROTTLES.contains(change.name()))) {
+                    return done(ErrorCode.NONE, null);
+                }
+                if (changes.stream().anyMatch(change -> BROKER_REPLICATION_THROTTLES.contains(change.name()))) {
+                    return done(ErrorCode.INVALID_CONFIG, NO_THROTTLES);
                 }
                 return done(ErrorCode.INVALID_REQUEST, "Cairn does not change broker configs while it runs: set "
                         + "them in each broker's configuration file and restart it (rolling, one broker at a time)");
@@ -170,6 +190,9 @@ final class ConfigAlterations {
     private static Optional<Outcome> resolve(TopicInfo topic, Change change, Map<String, String> set,
             Set<String> delete) {
         String name = change.name();
+        if (TOPIC_REPLICATION_THROTTLES.contains(name)) {
+            return change.operation() == OP_DELETE ? Optional.empty() : refuse(ErrorCode.INVALID_CONFIG, NO_THROTTLES);
+        }
         if (!TopicConfigs.NAMES.contains(name)) {
             return refuse(ErrorCode.INVALID_CONFIG, TopicConfigs.invalidReason(name, "").orElse(name));
         }

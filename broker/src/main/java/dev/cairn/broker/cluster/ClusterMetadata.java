@@ -61,6 +61,12 @@ public final class ClusterMetadata {
         if (command instanceof MetadataCommand.AlterTopicConfigs alter) {
             return alterTopicConfigs(raftIndex, current, alter);
         }
+        if (command instanceof MetadataCommand.ReassignPartition reassign) {
+            return published(current, ReassignmentRules.reassign(raftIndex, current, reassign), command);
+        }
+        if (command instanceof MetadataCommand.CompleteReassignment complete) {
+            return published(current, ReassignmentRules.complete(raftIndex, current, complete), command);
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
@@ -183,6 +189,12 @@ public final class ClusterMetadata {
         MetadataImage previous = image;
         image = snapshot;
         onChange.accept(new MetadataChange(previous, snapshot, null));
+    }
+
+    private MetadataResult published(MetadataImage previous, ReassignmentRules.Outcome outcome,
+            MetadataCommand cause) {
+        publish(previous, outcome.image(), outcome.changed() ? cause : null);
+        return outcome.result();
     }
 
     /** Publishes the new image; listeners hear of it only when a command changed something. */

@@ -41,6 +41,8 @@ public final class MetadataCodec {
     private static final byte ALTER_TOPIC_CONFIGS = 11;
     /** RegisterBroker with the broker's listeners; type 1, without them, is still read. */
     private static final byte REGISTER_BROKER_WITH_LISTENERS = 12;
+    private static final byte REASSIGN_PARTITION = 13;
+    private static final byte COMPLETE_REASSIGNMENT = 14;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -111,6 +113,12 @@ public final class MetadataCodec {
                 out.writeByte(ALTER_ACLS);
                 writeBlobs(out, a.removals());
                 writeBlobs(out, a.additions());
+            } else if (command instanceof MetadataCommand.ReassignPartition r) {
+                out.writeByte(REASSIGN_PARTITION);
+                writePartitionReplicas(out, r.topic(), r.topicId(), r.partition(), r.target());
+            } else if (command instanceof MetadataCommand.CompleteReassignment c) {
+                out.writeByte(COMPLETE_REASSIGNMENT);
+                writePartitionReplicas(out, c.topic(), c.topicId(), c.partition(), c.target());
             } else if (command instanceof MetadataCommand.UpdatePartitionState u) {
                 out.writeByte(UPDATE_PARTITION_STATE);
                 out.writeLong(u.topicId().getMostSignificantBits());
@@ -142,6 +150,10 @@ public final class MetadataCodec {
                 case ALTER_SCRAM_CREDENTIALS -> readAlterScram(in);
                 case ALTER_ACLS -> new MetadataCommand.AlterAcls(readBlobs(in), readBlobs(in));
                 case ALTER_TOPIC_CONFIGS -> readAlterTopicConfigs(in);
+                case REASSIGN_PARTITION -> new MetadataCommand.ReassignPartition(in.readUTF(),
+                        new UUID(in.readLong(), in.readLong()), in.readInt(), readReplicaList(in));
+                case COMPLETE_REASSIGNMENT -> new MetadataCommand.CompleteReassignment(in.readUTF(),
+                        new UUID(in.readLong(), in.readLong()), in.readInt(), readReplicaList(in));
                 default -> throw new IOException("unknown metadata command type " + type);
             };
         });
@@ -297,6 +309,17 @@ public final class MetadataCodec {
                 out.writeInt(broker.nodeId());
                 writeEndpoints(out, broker.endpoints());
             }
+            // And then reassignments in progress; older snapshots end before them (none).
+            List<Map.Entry<TopicPartition, PartitionReassignment>> reassignments =
+                    new ArrayList<>(image.reassignments().entrySet());
+            reassignments.sort(Map.Entry.comparingByKey(java.util.Comparator.comparing(TopicPartition::topic)
+                    .thenComparingInt(TopicPartition::partition)));
+            out.writeInt(reassignments.size());
+            for (Map.Entry<TopicPartition, PartitionReassignment> e : reassignments) {
+                out.writeUTF(e.getKey().topic());
+                out.writeInt(e.getKey().partition());
+                writeReplicas(out, List.of(e.getValue().target(), e.getValue().original()));
+            }
         });
     }
 
@@ -340,9 +363,19 @@ public final class MetadataCodec {
                     brokers.put(nodeId, withEndpoints(broker, endpoints));
                 }
             }
+            Map<TopicPartition, PartitionReassignment> reassignments = new java.util.HashMap<>();
+            int reassignmentCount = in.available() > 0 ? readCount(in) : 0;
+            for (int i = 0; i < reassignmentCount; i++) {
+                TopicPartition tp = new TopicPartition(in.readUTF(), in.readInt());
+                List<List<Integer>> lists = readReplicas(in);
+                if (lists.size() != 2) {
+                    throw new IOException("a reassignment holds 2 replica lists, not " + lists.size());
+                }
+                reassignments.put(tp, new PartitionReassignment(lists.get(0), lists.get(1)));
+            }
             return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
                     .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
-                    .withAcls(appliedRaftIndex, acls);
+                    .withAcls(appliedRaftIndex, acls).withReassignments(appliedRaftIndex, topics, reassignments);
         });
     }
 
@@ -422,6 +455,16 @@ public final class MetadataCodec {
         return new BrokerInfo(in.readInt(), in.readUTF(), in.readInt(), in.readUTF());
     }
 
+    /** A partition by topic name, id and index, then one replica list (in {@link #writeReplicas}' layout). */
+    private static void writePartitionReplicas(DataOutputStream out, String topic, UUID topicId, int partition,
+            List<Integer> replicas) throws IOException {
+        out.writeUTF(topic);
+        out.writeLong(topicId.getMostSignificantBits());
+        out.writeLong(topicId.getLeastSignificantBits());
+        out.writeInt(partition);
+        writeReplicas(out, List.of(replicas));
+    }
+
     private static void writeTopic(DataOutputStream out, TopicInfo topic) throws IOException {
         out.writeUTF(topic.name());
         out.writeLong(topic.topicId().getMostSignificantBits());
@@ -469,6 +512,15 @@ public final class MetadataCodec {
             replicas.add(set);
         }
         return replicas;
+    }
+
+    /** One replica list written by {@link #writePartitionReplicas}. */
+    private static List<Integer> readReplicaList(DataInputStream in) throws IOException {
+        List<List<Integer>> lists = readReplicas(in);
+        if (lists.size() != 1) {
+            throw new IOException("expected one replica list, not " + lists.size());
+        }
+        return lists.get(0);
     }
 
     private static int readCount(DataInputStream in) throws IOException {

@@ -66,6 +66,29 @@ public sealed interface MetadataCommand {
         }
     }
 
+    /**
+     * Starts, changes or cancels the reassignment of a partition's replicas (AlterPartitionReassignments): toward
+     * {@code target}, or back to the replicas it had before when {@code target} is empty (a cancellation). Applies
+     * only while {@code topicId} still names the topic. See {@link PartitionReassignment}.
+     */
+    record ReassignPartition(String topic, java.util.UUID topicId, int partition, java.util.List<Integer> target)
+            implements MetadataCommand {
+        public ReassignPartition {
+            target = java.util.List.copyOf(target);
+        }
+    }
+
+    /**
+     * The partition's leader reports that its Raft group's voters are exactly {@code target}: the replica list becomes
+     * the target and the reassignment ends. Applies only while that reassignment, with that target, is in progress.
+     */
+    record CompleteReassignment(String topic, java.util.UUID topicId, int partition, java.util.List<Integer> target)
+            implements MetadataCommand {
+        public CompleteReassignment {
+            target = java.util.List.copyOf(target);
+        }
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

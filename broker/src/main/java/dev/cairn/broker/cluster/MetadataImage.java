@@ -13,7 +13,8 @@ import java.util.UUID;
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
-        java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials, AclStore acls) {
+        java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials, AclStore acls,
+        Map<TopicPartition, PartitionReassignment> reassignments) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
             java.util.Set.of(), null);
@@ -23,7 +24,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
             SortedMap<String, TopicInfo> topics, long nextProducerId,
             Map<TopicPartition, PartitionState> partitionStates, java.util.Set<Integer> deadBrokers, String clusterId) {
         this(appliedRaftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
-                ScramCredentials.EMPTY, AclStore.EMPTY);
+                ScramCredentials.EMPTY, AclStore.EMPTY, Map.of());
     }
 
     public MetadataImage {
@@ -31,6 +32,12 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
         topics = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(topics));
         partitionStates = Map.copyOf(partitionStates);
         deadBrokers = java.util.Set.copyOf(deadBrokers);
+        reassignments = Map.copyOf(reassignments);
+    }
+
+    /** The reassignment in progress for a partition, if any (AlterPartitionReassignments). */
+    public Optional<PartitionReassignment> reassignment(TopicPartition partition) {
+        return Optional.ofNullable(reassignments.get(partition));
     }
 
     /**
@@ -67,21 +74,38 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead, clusterId, scramCredentials, acls);
+                newStates, newDead, clusterId, scramCredentials, acls, reassignmentsOf(newTopics));
+    }
+
+    /** This image's reassignments of partitions that {@code newTopics} still holds (a deleted topic's end). */
+    private Map<TopicPartition, PartitionReassignment> reassignmentsOf(Map<String, TopicInfo> newTopics) {
+        if (reassignments.isEmpty()) {
+            return reassignments;
+        }
+        Map<TopicPartition, PartitionReassignment> kept = new java.util.HashMap<>(reassignments);
+        kept.keySet().removeIf(tp -> !newTopics.containsKey(tp.topic())
+                || tp.partition() >= newTopics.get(tp.topic()).partitionCount());
+        return kept;
     }
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                newClusterId, scramCredentials, acls);
+                newClusterId, scramCredentials, acls, reassignments);
     }
 
     MetadataImage withScramCredentials(long raftIndex, ScramCredentials credentials) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, credentials, acls);
+                clusterId, credentials, acls, reassignments);
     }
 
     MetadataImage withAcls(long raftIndex, AclStore newAcls) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, scramCredentials, newAcls);
+                clusterId, scramCredentials, newAcls, reassignments);
+    }
+
+    MetadataImage withReassignments(long raftIndex, Map<String, TopicInfo> newTopics,
+            Map<TopicPartition, PartitionReassignment> newReassignments) {
+        return new MetadataImage(raftIndex, brokers, new TreeMap<>(newTopics), nextProducerId, partitionStates,
+                deadBrokers, clusterId, scramCredentials, acls, newReassignments);
     }
 }

@@ -92,6 +92,11 @@ public final class Limits {
     public static final int LEADER_TRANSFERS_QUEUED_MAX = 10_000;
     /** Configuration keys one DescribeConfigs resource may list. */
     public static final int DESCRIBE_CONFIGS_KEYS_PER_RESOURCE_MAX = 1_000;
+    /**
+     * Partitions one AlterPartitionReassignments request may name: each is one metadata command, submitted at once;
+     * the partitions past it are answered POLICY_VIOLATION.
+     */
+    public static final int REASSIGNMENTS_PER_REQUEST_MAX = 1_000;
 
     static {
         check(SEGMENT_BYTES_MAX <= Integer.MAX_VALUE, "SEGMENT_BYTES_MAX must fit 32-bit index positions");

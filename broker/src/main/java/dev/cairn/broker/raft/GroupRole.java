@@ -5,4 +5,16 @@ package dev.cairn.broker.raft;
  * leader is known), the current Raft term (Kafka's leader epoch) and the last applied Raft index.
  */
 public record GroupRole(boolean isLeader, String leaderId, long term, long appliedRaftIndex) {
+
+    /** The leader's node id (Raft peer ids are node ids), or -1 when none is known or the id is not a number. */
+    public int leaderNodeId() {
+        if (leaderId == null) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(leaderId);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
 }

@@ -55,7 +55,7 @@ final class LeaderClients implements Closeable {
     private final RaftProperties properties;
     /** Ratis's TLS configuration (raft.ssl.*), empty for plaintext; Ratis only reads it. */
     private final Parameters parameters;
-    private final Map<UUID, RaftClient> clients = new ConcurrentHashMap<>();
+    private final Map<UUID, Built> clients = new ConcurrentHashMap<>();
     /**
      * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
      * thread; queued ones wait their turn, at most {@link Limits#LEADER_TRANSFERS_QUEUED_MAX} of them (each bounded
@@ -96,7 +96,7 @@ final class LeaderClients implements Closeable {
             return unknown(tp);
         }
         UUID gid = group.get().gid();
-        RaftClient client = clients.computeIfAbsent(gid, id -> newClient(id, group.get().replicas()));
+        RaftClient client = clientFor(group.get());
         return request.apply(client).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> {
             if (closedForGood(error)) {
                 discard(gid, client);
@@ -116,7 +116,7 @@ final class LeaderClients implements Closeable {
             return CompletableFuture.completedFuture(false);
         }
         UUID gid = group.get().gid();
-        RaftClient client = clients.computeIfAbsent(gid, id -> newClient(id, group.get().replicas()));
+        RaftClient client = clientFor(group.get());
         try {
             return CompletableFuture.supplyAsync(() -> {
                 try {
@@ -142,17 +142,46 @@ final class LeaderClients implements Closeable {
         return false;
     }
 
+    /**
+     * The group's client, built afresh when metadata lists other replicas than the one kept was built for (a
+     * reassignment moved them): a client knows only the peers it was built with.
+     */
+    private RaftClient clientFor(Group group) {
+        return clients.compute(group.gid(), (gid, kept) -> {
+            if (kept != null && kept.replicas().equals(group.replicas())) {
+                return kept;
+            }
+            if (kept != null) {
+                closeLater(gid, kept.client());
+            }
+            return new Built(newClient(gid, group.replicas()), group.replicas());
+        }).client();
+    }
+
+    /** A client and the replicas it was built for. */
+    private record Built(RaftClient client, List<Integer> replicas) {
+    }
+
     /** Drops a closed client unless another request already replaced it; closing waits for no network thread. */
     private void discard(UUID gid, RaftClient client) {
-        if (clients.remove(gid, client)) {
-            CompletableFuture.runAsync(() -> {
-                try {
-                    client.close();
-                } catch (IOException e) {
-                    LOG.debug("closing the client of group {}: {}", gid, e.toString());
-                }
-            });
+        boolean[] dropped = new boolean[1];
+        clients.computeIfPresent(gid, (id, kept) -> {
+            dropped[0] = kept.client() == client;
+            return dropped[0] ? null : kept;
+        });
+        if (dropped[0]) {
+            closeLater(gid, client);
         }
+    }
+
+    private static void closeLater(UUID gid, RaftClient client) {
+        CompletableFuture.runAsync(() -> {
+            try {
+                client.close();
+            } catch (IOException e) {
+                LOG.debug("closing the client of group {}: {}", gid, e.toString());
+            }
+        });
     }
 
     private static CompletableFuture<Result> unknown(TopicPartition tp) {
@@ -194,8 +223,8 @@ final class LeaderClients implements Closeable {
     @Override
     public void close() throws IOException {
         transfers.shutdownNow();
-        for (RaftClient client : clients.values()) {
-            client.close();
+        for (Built built : clients.values()) {
+            built.client().close();
         }
     }
 }

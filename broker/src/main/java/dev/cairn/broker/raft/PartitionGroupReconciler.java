@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataChange;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.PartitionGroups;
+import dev.cairn.broker.cluster.PartitionReassignment;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import java.io.Closeable;
@@ -49,6 +50,8 @@ final class PartitionGroupReconciler implements Closeable {
     static final int GROUP_CHANGES_IN_PARALLEL_MAX = 8;
     /** Idle group-change threads end after this long: topics are created and deleted rarely. */
     private static final long GROUP_CHANGE_THREAD_IDLE_S = 30;
+    /** How long a hosted replica must stay out of metadata's placement before {@link #sweepOrphans} removes it. */
+    static final long ORPHAN_GRACE_MS = 30_000;
     /** How long shutdown waits for a reconciliation in progress. */
     private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
 
@@ -64,6 +67,8 @@ final class PartitionGroupReconciler implements Closeable {
         return thread;
     });
     private final ExecutorService groupChanges;
+    /** Hosted replicas found orphaned by a sweep, with when they were first found so; reconciler thread only. */
+    private final Map<UUID, Long> orphanedSince = new HashMap<>();
 
     /**
      * @param peers the Raft peers of a replica list
@@ -112,6 +117,9 @@ final class PartitionGroupReconciler implements Closeable {
                     removeTopic(deleted.get().topicId());
                 }
             }
+            if (change.cause() instanceof MetadataCommand.CompleteReassignment done) {
+                leaveIfReassignedAway(change.current(), done);
+            }
             addAssignedPartitions(change.current());
         } catch (IOException | RuntimeException e) {
             LOG.error("reconciling local partition groups with metadata at raft index {} failed",
@@ -139,6 +147,81 @@ final class PartitionGroupReconciler implements Closeable {
         index.removeAll(removed.stream().map(LocalPartitionIndex.Entry::groupId).toList());
     }
 
+    /**
+     * After a reassignment that moved this broker's replica away completed (its Raft group no longer counts this
+     * broker among its voters), removes the group and its files.
+     */
+    private void leaveIfReassignedAway(MetadataImage image, MetadataCommand.CompleteReassignment done)
+            throws IOException {
+        Optional<LocalPartitionIndex.Entry> entry = index.get(PartitionGroups.groupId(done.topicId(),
+                done.partition()));
+        if (entry.isPresent() && orphaned(image, entry.get())) {
+            removeLocal(entry.get(), "moved away by a completed reassignment (now on " + done.target() + ")");
+        }
+    }
+
+    /**
+     * Whether {@code image} no longer places this hosted replica here: its topic is gone, or the partition's replicas
+     * leave this broker out with no reassignment in progress (one completed while this broker was down, or a deletion
+     * it missed, when it restarts from a metadata snapshot taken after them).
+     */
+    private boolean orphaned(MetadataImage image, LocalPartitionIndex.Entry entry) {
+        Optional<TopicInfo> topic = image.topicById(entry.topicId());
+        if (topic.isEmpty()) {
+            return true;
+        }
+        TopicPartition tp = new TopicPartition(topic.get().name(), entry.partition());
+        return entry.partition() < topic.get().partitionCount()
+                && !topic.get().replicas().get(entry.partition()).contains(nodeId)
+                && image.reassignment(tp).isEmpty();
+    }
+
+    /**
+     * Removes hosted replicas that {@code image}, as of the metadata group's commit point, no longer places here and
+     * that were already found so at least {@link #ORPHAN_GRACE_MS} earlier: images replayed after a restart are old
+     * ones, which the grace lets pass. Runs on the reconciler thread; {@code caughtUp} says the image holds every
+     * metadata entry this broker knows committed.
+     */
+    void sweepOrphans(MetadataImage image, boolean caughtUp, long nowMs) {
+        try {
+            reconciler.execute(() -> {
+                try {
+                    sweep(image, caughtUp, nowMs);
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("removing replicas metadata no longer places here failed; retrying later", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("shutting down: no sweep of orphaned replicas");
+        }
+    }
+
+    private void sweep(MetadataImage image, boolean caughtUp, long nowMs) throws IOException {
+        Map<UUID, LocalPartitionIndex.Entry> entries = index.entries();
+        orphanedSince.keySet().retainAll(entries.keySet());
+        for (LocalPartitionIndex.Entry entry : entries.values()) {
+            if (!caughtUp || !orphaned(image, entry)) {
+                orphanedSince.remove(entry.groupId());
+                continue;
+            }
+            long since = orphanedSince.computeIfAbsent(entry.groupId(), id -> nowMs);
+            if (nowMs - since >= ORPHAN_GRACE_MS) {
+                removeLocal(entry, "no longer placed here by metadata (found so since " + (nowMs - since)
+                        + " ms ago)");
+                orphanedSince.remove(entry.groupId());
+            }
+        }
+    }
+
+    private void removeLocal(LocalPartitionIndex.Entry entry, String why) throws IOException {
+        TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+        host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
+        onRemoved.accept(tp, entry.groupId());
+        deleteRecursively(partitionDir.apply(tp));
+        index.removeAll(List.of(entry.groupId()));
+        LOG.info("{}: replica removed here: {}", tp, why);
+    }
+
     private void addAssignedPartitions(MetadataImage image) throws IOException {
         Set<RaftGroupId> hosted = Set.copyOf(host.groupIds());
         List<LocalPartitionIndex.Entry> added = new ArrayList<>();
@@ -151,7 +234,7 @@ final class PartitionGroupReconciler implements Closeable {
                     continue;
                 }
                 added.add(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name(), topic.configs()));
-                replicasByGroup.put(gid, replicas);
+                replicasByGroup.put(gid, startingVoters(image, new TopicPartition(topic.name(), p), replicas));
             }
         }
         if (added.isEmpty()) {
@@ -163,6 +246,17 @@ final class PartitionGroupReconciler implements Closeable {
                 peers.apply(replicasByGroup.get(entry.groupId()))));
         LOG.info("hosting {} new partition(s): {}", added.size(), added.size() <= 10 ? added.stream()
                 .map(e -> e.topic() + "-" + e.partition()).toList() : added.get(0).topic() + "-...");
+    }
+
+    /**
+     * The voters a new local replica starts its Raft group with: the partition's replicas, or, for a replica a
+     * reassignment is adding, the replicas it is moving from. Not among them, the new replica waits (Ratis's
+     * initializing state) until the leader makes it a voter and catches it up: started as a voter, it ran an
+     * election before the leader knew it, and the leader answered by telling it to shut down.
+     */
+    private List<Integer> startingVoters(MetadataImage image, TopicPartition tp, List<Integer> replicas) {
+        return image.reassignment(tp).filter(moving -> !moving.original().contains(nodeId))
+                .map(PartitionReassignment::original).orElse(replicas);
     }
 
     /** An action on one partition group that may fail with an I/O error. */

@@ -122,12 +122,56 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** The highest index this server knows committed in the group, or empty when it does not host it. */
+    public java.util.OptionalLong committedIndex(RaftGroupId groupId) {
+        try {
+            return java.util.OptionalLong.of(server.getDivision(groupId).getRaftLog().getLastCommittedIndex());
+        } catch (IOException | IllegalStateException e) {
+            return java.util.OptionalLong.empty();
+        }
+    }
+
     /** The first index still in this server's Raft log of the group, or empty when it does not host it. */
     public java.util.OptionalLong raftLogStartIndex(RaftGroupId groupId) {
         try {
             return java.util.OptionalLong.of(server.getDivision(groupId).getRaftLog().getStartIndex());
         } catch (IOException | IllegalStateException e) {
             return java.util.OptionalLong.empty();
+        }
+    }
+
+    /**
+     * The node ids of the group's voters as this server's Raft configuration lists them, or empty when it does not
+     * host the group or a configuration change is still in progress (Raft's joint configuration).
+     */
+    public Optional<java.util.Set<String>> voters(RaftGroupId groupId) {
+        try {
+            var conf = server.getDivision(groupId).getRaftConf();
+            if (!conf.getPreviousPeers().isEmpty()) {
+                return Optional.empty();
+            }
+            java.util.Set<String> ids = new java.util.TreeSet<>();
+            conf.getCurrentPeers().forEach(peer -> ids.add(peer.getId().toString()));
+            return Optional.of(ids);
+        } catch (IOException | IllegalStateException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Asks this server, the group's leader, to make {@code peers} the group's voters (Ratis's membership change: new
+     * peers are caught up before the new configuration is committed). Completes once it is committed, or
+     * exceptionally with Ratis's reason.
+     */
+    public CompletableFuture<Void> setVoters(RaftGroupId groupId, List<RaftPeer> peers) {
+        try {
+            var request = new org.apache.ratis.protocol.SetConfigurationRequest(clientId, selfId, groupId,
+                    callIds.incrementAndGet(), peers);
+            return server.setConfigurationAsync(request).thenCompose(reply -> reply.isSuccess()
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : CompletableFuture.<Void>failedFuture(reply.getException()));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 

@@ -78,6 +78,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final ReplicaStatePublisher statePublisher;
     private final LeadershipBalancer balancer;
     private final PartitionLeaderJobs leaderJobs;
+    private final ReassignmentDriver reassignments;
     private final LeaderClients leaderClients;
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final boolean raftTls;
@@ -105,6 +106,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
         this.leaderJobs = new PartitionLeaderJobs(groupsByPartition::keySet, this::leaderReplica, metadata::image,
+                this::submit);
+        this.reassignments = new ReassignmentDriver(nodeId, host, metadata::image, groupsByPartition::get, this::peers,
                 this::submit);
         this.reconciler = new PartitionGroupReconciler(nodeId, host, index, this::peers,
                 tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
@@ -193,23 +196,12 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public int controllerId() {
-        return host.role(METADATA_GROUP).map(role -> parseNodeId(role.leaderId())).orElse(-1);
+        return host.role(METADATA_GROUP).map(GroupRole::leaderNodeId).orElse(-1);
     }
 
     @Override
     public int localNodeId() {
         return nodeId;
-    }
-
-    private static int parseNodeId(String peerId) {
-        if (peerId == null) {
-            return -1;
-        }
-        try {
-            return Integer.parseInt(peerId);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 
     // ---------------------------------------------------------------- ReplicatedPartitions
@@ -345,7 +337,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             return Leadership.UNKNOWN;
         }
         return host.role(RaftGroupId.valueOf(gid))
-                .map(role -> new Leadership(parseNodeId(role.leaderId()), (int) role.term(), role.isLeader()))
+                .map(role -> new Leadership(role.leaderNodeId(), (int) role.term(), role.isLeader()))
                 .orElse(Leadership.UNKNOWN);
     }
 
@@ -357,6 +349,15 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     /** See {@link ReplicaStatePublisher#publishBrokerLiveness}. */
     public void publishBrokerLiveness(long brokerSessionTimeoutMs) {
         statePublisher.publishBrokerLiveness(brokerSessionTimeoutMs);
+    }
+
+    /** Moves the replicas of reassigned partitions this broker leads, and removes replicas no longer placed here. */
+    public void driveReassignments(long transferTimeoutMs, long nowMs) {
+        reassignments.drive(transferTimeoutMs);
+        MetadataImage image = metadata.image();
+        java.util.OptionalLong committed = host.committedIndex(METADATA_GROUP);
+        long applied = host.role(METADATA_GROUP).map(GroupRole::appliedRaftIndex).orElse(-1L);
+        reconciler.sweepOrphans(image, committed.isPresent() && applied >= committed.getAsLong(), nowMs);
     }
 
     /** See {@link LeadershipBalancer#balanceLeadership}. */

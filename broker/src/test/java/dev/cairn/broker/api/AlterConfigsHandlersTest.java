@@ -144,6 +144,28 @@ class AlterConfigsHandlersTest {
         assertError(results.get(1), ErrorCode.INVALID_REQUEST, "not supported");
     }
 
+    /**
+     * Replication throttles, which {@code kafka-reassign-partitions --verify} deletes: deleting them is answered as
+     * done (Cairn never holds one), setting them is refused with the reason.
+     */
+    @Test
+    void replicationThrottlesAreDeletedAsNoOpsAndRefusedWhenSet() {
+        List<Struct> results = alter(1, false,
+                resource(BROKER, "1", op("leader.replication.throttled.rate", 1, null),
+                        op("follower.replication.throttled.rate", 1, null),
+                        op("replica.alter.log.dirs.io.max.bytes.per.second", 1, null)),
+                resource(TOPIC, "orders", op("leader.replication.throttled.replicas", 1, null),
+                        op("follower.replication.throttled.replicas", 1, null)),
+                resource(BROKER, "2", op("leader.replication.throttled.rate", 0, "1000")));
+        assertOk(results.get(0));
+        assertOk(results.get(1));
+        assertError(results.get(2), ErrorCode.INVALID_CONFIG, "does not throttle replication");
+        assertError(alter(1, false, resource(TOPIC, "orders", op("leader.replication.throttled.replicas", 0,
+                "*"))).get(0), ErrorCode.INVALID_CONFIG, "does not throttle replication");
+        assertEquals("3600000", configs().get("retention.ms"));
+        assertEquals(false, configs().containsKey("leader.replication.throttled.replicas"));
+    }
+
     /** KIP-412: this broker's log levels change until it stops; Kafka's checks apply first, all or nothing. */
     @Test
     void brokerLoggersSetAndResetLevels() {
