@@ -5,6 +5,7 @@ import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.PartitionReassignment;
+import dev.cairn.broker.cluster.ReplicaLimit;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.Limits;
@@ -93,6 +94,13 @@ public final class AlterPartitionReassignmentsHandler implements RequestHandler 
             if (!allowRfChange && replicas.size() != currentFactor) {
                 return done(tp.partition(), ErrorCode.INVALID_REPLICATION_FACTOR, "the replication factor would "
                         + "change from " + currentFactor + " to " + replicas.size() + " and the request forbids it");
+            }
+            List<Integer> adding = new ArrayList<>(replicas);
+            adding.removeAll(topic.get().replicas().get(tp.partition()));
+            Optional<String> overLimit = ReplicaLimit.exceeded(image, List.of(adding),
+                    Limits.PARTITIONS_PER_BROKER_MAX);
+            if (overLimit.isPresent()) {
+                return done(tp.partition(), ErrorCode.POLICY_VIOLATION, overLimit.get());
             }
         }
         MetadataCommand command = new MetadataCommand.ReassignPartition(tp.topic(), topic.get().topicId(),

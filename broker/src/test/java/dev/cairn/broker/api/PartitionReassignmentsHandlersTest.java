@@ -4,6 +4,7 @@ import static dev.cairn.broker.api.ApiTestSupport.call;
 import static dev.cairn.broker.api.ApiTestSupport.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.cairn.broker.config.Limits;
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.message.AlterPartitionReassignmentsRequest;
@@ -100,6 +101,18 @@ class PartitionReassignmentsHandlersTest {
         assertEquals(ErrorCode.INVALID_REPLICATION_FACTOR.code(), error(alter(1, false, "orders", 0, 2, 3)));
         assertEquals(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS.code(), error(alter(1, true, "orders", 0,
                 (Integer[]) null)));
+        FakeMetadataService full = new FakeMetadataService().withBrokers(1, 2)
+                .withTopic("orders", 1, 1).withTopic("wide", Limits.PARTITIONS_PER_BROKER_MAX, 2);
+        Struct overLimit = call(new AlterPartitionReassignmentsHandler(full), request(
+                ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, new Struct(AlterPartitionReassignmentsRequest.SCHEMA)
+                        .set(AlterPartitionReassignmentsRequest.TIMEOUT_MS, 1000)
+                        .set(AlterPartitionReassignmentsRequest.TOPICS, List.of(new Struct(ReassignableTopic.SCHEMA)
+                                .set(ReassignableTopic.NAME, "orders")
+                                .set(ReassignableTopic.PARTITIONS, List.of(new Struct(ReassignablePartition.SCHEMA)
+                                        .set(ReassignablePartition.PARTITION_INDEX, 0)
+                                        .set(ReassignablePartition.REPLICAS, List.of(2))))))));
+        assertEquals(ErrorCode.POLICY_VIOLATION.code(), error(overLimit.get(AlterPartitionReassignmentsResponse
+                .RESPONSES).get(0).get(ReassignableTopicResponse.PARTITIONS)));
         assertEquals(ErrorCode.NONE.code(), error(alter(1, false, "orders", 0, 2)));
         Struct started = listAll().get(0).get(OngoingTopicReassignment.PARTITIONS).get(0);
         assertEquals(List.of(2, 1), started.get(OngoingPartitionReassignment.REPLICAS));
