@@ -19,11 +19,14 @@ public final class InProcessCluster implements AutoCloseable {
     public static final long START_TIMEOUT_SECONDS = 120;
 
     private final List<BrokerConfig> configs;
-    private final Broker[] brokers;
+    private final List<Broker> brokers = new ArrayList<>();
+    /** raft.voters of the brokers started together. */
+    private final String voters;
 
-    private InProcessCluster(List<BrokerConfig> configs) {
-        this.configs = configs;
-        this.brokers = new Broker[configs.size()];
+    private InProcessCluster(List<BrokerConfig> configs, String voters) {
+        this.configs = new ArrayList<>(configs);
+        this.voters = voters;
+        configs.forEach(config -> brokers.add(null));
     }
 
     /** Starts {@code size} brokers together, each with {@code settings} on top of its own ports and directory. */
@@ -45,14 +48,14 @@ public final class InProcessCluster implements AutoCloseable {
             config.putAll(settings);
             configs.add(BrokerConfig.fromMap(config));
         }
-        InProcessCluster cluster = new InProcessCluster(configs);
+        InProcessCluster cluster = new InProcessCluster(configs, voters.toString());
         List<CompletableFuture<Broker>> starting = new ArrayList<>();
         for (BrokerConfig config : configs) {
             starting.add(CompletableFuture.supplyAsync(() -> startBroker(config)));
         }
         try {
             for (int i = 0; i < size; i++) {
-                cluster.brokers[i] = starting.get(i).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                cluster.brokers.set(i, starting.get(i).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS));
             }
         } catch (Exception e) {
             cluster.close();
@@ -71,7 +74,7 @@ public final class InProcessCluster implements AutoCloseable {
 
     /** The running broker with this node id; fails when it is stopped. */
     public Broker broker(int nodeId) {
-        Broker broker = brokers[nodeId - 1];
+        Broker broker = brokers.get(nodeId - 1);
         if (broker == null) {
             throw new IllegalStateException("broker " + nodeId + " is stopped");
         }
@@ -96,8 +99,8 @@ public final class InProcessCluster implements AutoCloseable {
     }
 
     public void stop(int nodeId) throws IOException {
-        Broker broker = brokers[nodeId - 1];
-        brokers[nodeId - 1] = null;
+        Broker broker = brokers.get(nodeId - 1);
+        brokers.set(nodeId - 1, null);
         if (broker != null) {
             broker.close();
         }
@@ -105,17 +108,35 @@ public final class InProcessCluster implements AutoCloseable {
 
     /** Starts a stopped broker again on its ports and data directory. */
     public Broker restart(int nodeId) {
-        if (brokers[nodeId - 1] != null) {
+        if (brokers.get(nodeId - 1) != null) {
             throw new IllegalStateException("broker " + nodeId + " is running");
         }
-        brokers[nodeId - 1] = startBroker(configs.get(nodeId - 1));
-        return brokers[nodeId - 1];
+        brokers.set(nodeId - 1, startBroker(configs.get(nodeId - 1)));
+        return brokers.get(nodeId - 1);
+    }
+
+    /**
+     * Starts one more broker, node id {@code size() + 1}, that is not in the others' raft.voters: it joins the
+     * running cluster (README, "Adding a broker").
+     */
+    public Broker addBroker(Path dir, Map<String, String> settings) throws IOException {
+        int nodeId = configs.size() + 1;
+        Map<String, String> config = new HashMap<>();
+        config.put("node.id", Integer.toString(nodeId));
+        config.put("listeners", "127.0.0.1:" + BrokerFixture.freePort());
+        config.put("raft.listener", "127.0.0.1:" + BrokerFixture.freePort());
+        config.put("raft.voters", voters);
+        config.put("log.dirs", dir.resolve("broker-" + nodeId).toString());
+        config.putAll(settings);
+        configs.add(BrokerConfig.fromMap(config));
+        brokers.add(null);
+        return restart(nodeId);
     }
 
     @Override
     public void close() throws IOException {
         IOException failure = null;
-        for (int i = 0; i < brokers.length; i++) {
+        for (int i = 0; i < brokers.size(); i++) {
             try {
                 stop(i + 1);
             } catch (IOException e) {

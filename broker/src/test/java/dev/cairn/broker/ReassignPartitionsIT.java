@@ -183,6 +183,56 @@ class ReassignPartitionsIT {
         }
     }
 
+    /**
+     * The user story: a cluster of three grows by a fourth broker, which is not in their raft.voters; it joins the
+     * metadata group, registers, and a partition moves onto it. It survives its own restart and an original broker's.
+     */
+    @Test
+    void aBrokerAddedToARunningClusterTakesAReplica() throws Exception {
+        Map<String, String> settings = Map.of("auto.create.topics.enable", "false");
+        cluster = InProcessCluster.start(3, dir, settings);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2, 3))))).all()
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
+            AtomicBoolean producing = new AtomicBoolean(true);
+            Thread producer = new Thread(() -> produce(acknowledged, producing), "reassign-it-producer");
+            producer.start();
+            awaitTrue(() -> acknowledged.size() >= 500, "the first records acknowledged");
+
+            cluster.addBroker(dir, settings);
+            awaitTrue(() -> brokerCount(admin) == 4, "the fourth broker registered");
+            admin.alterPartitionReassignments(Map.of(new TopicPartition(TOPIC, 0),
+                    Optional.of(new NewPartitionReassignment(List.of(4, 2, 3))))).all()
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            awaitTrue(() -> replicas(admin).equals(List.of(4, 2, 3)), "the move onto the new broker completes");
+            int atMove = acknowledged.size();
+            awaitTrue(() -> acknowledged.size() >= atMove + 200, "the producer goes on after the move");
+
+            cluster.stop(4);
+            cluster.restart(4);
+            cluster.stop(1);
+            cluster.restart(1);
+            int atRestarts = acknowledged.size();
+            awaitTrue(() -> acknowledged.size() >= atRestarts + 200, "the producer goes on after the restarts");
+            producing.set(false);
+            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            awaitTrue(() -> cluster.broker(4).replicaRaftState(TOPIC, 0).map(state -> state.logEndOffset()
+                    >= acknowledged.size()).orElse(false), "broker 4's replica holds every acknowledged record");
+            Set<Integer> lost = new TreeSet<>(acknowledged);
+            lost.removeAll(readAll());
+            assertTrue(lost.isEmpty(), lost.size() + " acknowledged records lost");
+        }
+    }
+
+    private static int brokerCount(Admin admin) {
+        try {
+            return admin.describeCluster().nodes().get(WAIT_SECONDS, TimeUnit.SECONDS).size();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     private static List<Integer> replicas(Admin admin) {
         try {
             return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(WAIT_SECONDS, TimeUnit.SECONDS)

@@ -56,7 +56,7 @@ public record BrokerConfig(
         Map<String, String> explicitText) {
 
     public static final ConfigKey<Integer> NODE_ID = intKey("node.id", 1, 0, Integer.MAX_VALUE,
-            "This broker's id; unique in the cluster and present in raft.voters.");
+            "This broker's id; unique in the cluster. Not in raft.voters, the broker joins the cluster they form.");
     public static final ConfigKey<String> LISTENERS = stringKey("listeners", "127.0.0.1:9092",
             "Kafka listeners, host:port or NAME://host:port,... (NAME in listener.security.protocol.map: PLAINTEXT, "
             + "SSL, SASL_PLAINTEXT, SASL_SSL by default); distinct names and ports.");
@@ -66,7 +66,8 @@ public record BrokerConfig(
     public static final ConfigKey<String> RAFT_LISTENER = stringKey("raft.listener", "127.0.0.1:9093",
             "Raft (gRPC) listener for broker-to-broker traffic.");
     public static final ConfigKey<String> RAFT_VOTERS = stringKey("raft.voters", "",
-            "Metadata-group voters as id@host:port,...; empty means this node alone.");
+            "Metadata-group voters as id@host:port,...; empty means this node alone. A joining broker lists the "
+            + "cluster's voters it contacts to join.");
     public static final ConfigKey<String> LOG_DIRS = stringKey("log.dirs", "./cairn-data",
             "Data directory: partition logs, Raft logs, RocksDB offsets.");
     public static final ConfigKey<Integer> NUM_PARTITIONS = intKey("num.partitions", 1, 1,
@@ -370,11 +371,26 @@ public record BrokerConfig(
         return warnings;
     }
 
+    /**
+     * Whether this broker joins an existing cluster: its node id is not among raft.voters (the brokers it joins), and
+     * it asks them to take it into the metadata group (README, "Adding a broker").
+     */
+    public boolean joinsCluster() {
+        return raftVoters.stream().noneMatch(v -> v.nodeId() == nodeId);
+    }
+
     /** Checks how values relate; each message names both values. */
     public void validate() {
         List<String> problems = new ArrayList<>();
-        if (raftVoters.stream().noneMatch(v -> v.nodeId() == nodeId)) {
-            problems.add("node.id=" + nodeId + " is not among raft.voters=" + raftVoters);
+        if (joinsCluster() && (raftListener.port() == 0 || raftListener.host().isEmpty()
+                || raftListener.host().equals("0.0.0.0") || raftListener.host().equals("::"))) {
+            problems.add("node.id=" + nodeId + " is not among raft.voters=" + raftVoters + ", so this broker joins "
+                    + "the cluster they form, and the others reach its Raft server at raft.listener=" + raftListener
+                    + ": give it a reachable host and a fixed port");
+        }
+        if (joinsCluster() && raftVoters.stream().anyMatch(v -> v.address().equals(raftListener))) {
+            problems.add("node.id=" + nodeId + " is not among raft.voters=" + raftVoters + ", so this broker joins "
+                    + "the cluster they form, but its raft.listener=" + raftListener + " is a voter's address");
         }
         if (raftVoters.stream().map(RaftVoter::nodeId).distinct().count() != raftVoters.size()) {
             problems.add("raft.voters=" + raftVoters + " names a node id twice");

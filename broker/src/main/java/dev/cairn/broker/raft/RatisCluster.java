@@ -40,7 +40,6 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
@@ -62,7 +61,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     static final long METADATA_LOCAL_APPLY_WAIT_MS = 5_000;
 
     private final int nodeId;
-    private final Map<Integer, String> raftAddresses;
+    /** The metadata group's voters as raft.voters lists them; without this broker when it joins later. */
+    private final List<Integer> configuredVoters;
+    private final RaftAddresses addresses;
     private final FileIo io;
     private final Path logsDir;
     private final LogConfig logConfig;
@@ -86,12 +87,13 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final AppliedIndexWaiters metadataApplied = new AppliedIndexWaiters(METADATA_LOCAL_APPLY_WAIT_MS);
 
     /**
-     * @param raftAddresses every voter's Raft address by node id (raft.voters)
+     * @param raftAddresses every voter's Raft address by node id (raft.voters); without this broker's node id, it joins
+     *     the cluster they form at its Raft listener's address (see {@link ClusterJoin})
      */
     public RatisCluster(int nodeId, Map<Integer, String> raftAddresses, RatisSettings settings, FileIo io,
             Path dataDir, LogConfig logConfig, OffsetStore offsets) throws IOException {
         this.nodeId = nodeId;
-        this.raftAddresses = Map.copyOf(raftAddresses);
+        this.configuredVoters = List.copyOf(raftAddresses.keySet());
         this.io = io;
         this.logsDir = dataDir.resolve("logs");
         this.logConfig = logConfig;
@@ -100,6 +102,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
         this.metadata = new ClusterMetadata(this::onMetadataChange);
+        Map<Integer, String> known = new java.util.HashMap<>(raftAddresses);
+        known.putIfAbsent(nodeId, settings.host() + ":" + settings.port());
+        this.addresses = new RaftAddresses(known, metadata::image);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata, metadataApplied::applied) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
@@ -107,14 +112,14 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
         this.leaderJobs = new PartitionLeaderJobs(groupsByPartition::keySet, this::leaderReplica, metadata::image,
                 this::submit);
-        this.reassignments = new ReassignmentDriver(nodeId, host, metadata::image, groupsByPartition::get, this::peers,
-                this::submit);
-        this.reconciler = new PartitionGroupReconciler(nodeId, host, index, this::peers,
+        this.reassignments = new ReassignmentDriver(nodeId, host, metadata::image, groupsByPartition::get,
+                addresses::peers, this::submit);
+        this.reconciler = new PartitionGroupReconciler(nodeId, host, index, addresses::peers,
                 tp -> logsDir.resolve(tp.topic() + "-" + tp.partition()), this::forget);
-        RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
+        RaftGroup metadataGroup = RaftGroup.valueOf(METADATA_GROUP, addresses.peers(configuredVoters));
         this.clientProperties = settings.toProperties();
         this.raftTls = settings.tls() != null;
-        this.leaderClients = new LeaderClients(metadata::image, this::peers, clientProperties,
+        this.leaderClients = new LeaderClients(metadata::image, addresses::peers, clientProperties,
                 settings.toParameters());
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
                 .setProperties(clientProperties).setParameters(settings.toParameters()).build();
@@ -141,24 +146,17 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         return logsDir.resolve(tp.topic() + "-" + tp.partition());
     }
 
-    private List<RaftPeer> peers(List<Integer> nodeIds) {
-        List<RaftPeer> peers = new ArrayList<>();
-        for (int id : nodeIds) {
-            String address = raftAddresses.get(id);
-            if (address == null) {
-                throw new IllegalStateException("node " + id + " has no Raft address in raft.voters");
-            }
-            peers.add(RaftHost.peer(Integer.toString(id), address));
-        }
-        return peers;
-    }
-
     /** Starts the Raft server and joins the metadata group. */
     public void start() throws IOException {
         LOG.info("Raft traffic between brokers: {}", raftTls ? "TLS with mutual authentication (raft.ssl.*)"
                 : "plaintext (raft.ssl.enabled=false)");
         host.start();
-        host.addGroup(METADATA_GROUP, peers(List.copyOf(raftAddresses.keySet())));
+        if (configuredVoters.contains(nodeId)) {
+            host.addGroup(METADATA_GROUP, addresses.peers(configuredVoters));
+        } else {
+            ClusterJoin.join(host, METADATA_GROUP, addresses.peers(List.of(nodeId)).get(0),
+                    addresses.peers(configuredVoters), metadataClient);
+        }
     }
 
     /** Runs on the metadata apply thread: hands the change to the reconciler, never throwing. */

@@ -197,6 +197,9 @@ public record RatisSettings(
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, FIRST_ELECTION_TIMEOUT_MIN);
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, FIRST_ELECTION_TIMEOUT_MAX);
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, requestTimeout);
+        // A reassignment may add a majority of new voters at once (replication factor 1 to 3): Ratis catches new voters
+        // up before the joint configuration commits, so the group stays available meanwhile.
+        RaftServerConfigKeys.LeaderElection.setMemberMajorityAdd(properties, true);
         // RATIS-2235: composing append entries costs throughput; Ozone turns it off too (docs/ratis.md B.4).
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
         // Ratis appends an entry recording the commit index after each commit and replicates it: as many Raft entries

@@ -209,9 +209,18 @@ class BrokerConfigTest {
         assertTrue(relation.getMessage().contains("message.max.bytes=2000000"), relation.getMessage());
         assertTrue(relation.getMessage().contains("log.segment.bytes=1048576"), relation.getMessage());
 
+        // Not among raft.voters, a broker joins their cluster: the others must reach it at its own raft.listener.
         ConfigException voters = assertThrows(ConfigException.class,
                 () -> BrokerConfig.fromMap(Map.of("node.id", "4", "raft.voters", "1@127.0.0.1:9093")));
-        assertTrue(voters.getMessage().contains("node.id=4"), voters.getMessage());
+        assertTrue(voters.getMessage().contains("node.id=4") && voters.getMessage().contains("a voter's address"),
+                voters.getMessage());
+        ConfigException wildcard = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of(
+                "node.id", "4", "raft.voters", "1@127.0.0.1:9093", "raft.listener", "0.0.0.0:9094")));
+        assertTrue(wildcard.getMessage().contains("reachable host"), wildcard.getMessage());
+        BrokerConfig joining = BrokerConfig.fromMap(Map.of("node.id", "4", "raft.voters", "1@127.0.0.1:9093",
+                "raft.listener", "127.0.0.1:9094"));
+        assertTrue(joining.joinsCluster());
+        assertTrue(!BrokerConfig.defaults().joinsCluster());
 
         ConfigException rf = assertThrows(ConfigException.class,
                 () -> BrokerConfig.fromMap(Map.of("default.replication.factor", "3")));
