@@ -158,6 +158,31 @@ final class LeaderClients implements Closeable {
         }).client();
     }
 
+    /** Closes the clients of groups {@code image} no longer holds (deleted topics). */
+    void retainGroupsOf(MetadataImage image) {
+        if (clients.isEmpty()) {
+            return;
+        }
+        java.util.Set<UUID> live = new java.util.HashSet<>();
+        for (TopicInfo topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitionCount(); p++) {
+                live.add(PartitionGroups.groupId(topic.topicId(), p));
+            }
+        }
+        for (Map.Entry<UUID, Built> entry : clients.entrySet()) {
+            if (!live.contains(entry.getKey()) && clients.remove(entry.getKey(), entry.getValue())) {
+                closeLater(entry.getKey(), entry.getValue().client());
+            }
+        }
+    }
+
+    /** The replicas the kept client of each group was built for (tests). */
+    Map<UUID, List<Integer>> clientReplicas() {
+        Map<UUID, List<Integer>> replicas = new java.util.HashMap<>();
+        clients.forEach((gid, built) -> replicas.put(gid, built.replicas()));
+        return replicas;
+    }
+
     /** A client and the replicas it was built for. */
     private record Built(RaftClient client, List<Integer> replicas) {
     }

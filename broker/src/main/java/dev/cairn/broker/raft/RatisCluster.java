@@ -349,13 +349,14 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         statePublisher.publishBrokerLiveness(brokerSessionTimeoutMs);
     }
 
-    /** Moves the replicas of reassigned partitions this broker leads, and removes replicas no longer placed here. */
+    /** Steps reassignments this broker leads, removes replicas not placed here, closes deleted groups' clients. */
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
         reassignments.drive(transferTimeoutMs);
         MetadataImage image = metadata.image();
         java.util.OptionalLong committed = host.committedIndex(METADATA_GROUP);
         long applied = host.role(METADATA_GROUP).map(GroupRole::appliedRaftIndex).orElse(-1L);
         reconciler.sweepOrphans(image, committed.isPresent() && applied >= committed.getAsLong(), nowMs);
+        leaderClients.retainGroupsOf(image);
     }
 
     /** See {@link LeadershipBalancer#balanceLeadership}. */

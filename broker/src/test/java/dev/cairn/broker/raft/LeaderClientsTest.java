@@ -1,5 +1,6 @@
 package dev.cairn.broker.raft;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -62,6 +63,35 @@ class LeaderClientsTest {
                         .get(40, TimeUnit.SECONDS));
                 assertNotEquals(first, second, "the second request went through a new client");
             }
+        }
+    }
+
+    /** A client knows only the peers it was built with: one is rebuilt when the replicas move, dropped on deletion. */
+    @Test
+    @Timeout(60)
+    void aClientIsRebuiltWhenItsReplicasMoveAndDroppedWithItsTopic() throws Exception {
+        ClusterMetadata metadata = new ClusterMetadata(change -> { });
+        UUID topicId = UUID.randomUUID();
+        metadata.apply(1, new MetadataCommand.RegisterBroker(new dev.cairn.broker.cluster.BrokerInfo(7, "h7", 9092,
+                "127.0.0.1:1")));
+        metadata.apply(2, new MetadataCommand.RegisterBroker(new dev.cairn.broker.cluster.BrokerInfo(8, "h8", 9092,
+                "127.0.0.1:2")));
+        metadata.apply(3, new MetadataCommand.CreateTopic(new TopicInfo("orders", topicId, List.of(List.of(7)),
+                Map.of())));
+        RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+        try (LeaderClients clients = new LeaderClients(metadata::image,
+                ids -> ids.stream().map(id -> RaftHost.peer(Integer.toString(id), "127.0.0.1:1")).toList(),
+                settings.toProperties(), settings.toParameters())) {
+            TopicPartition tp = new TopicPartition("orders", 0);
+            UUID gid = dev.cairn.broker.cluster.PartitionGroups.groupId(topicId, 0);
+            clients.query(tp, ByteBuffer.wrap(new byte[] {1}), 50).get(40, TimeUnit.SECONDS);
+            assertEquals(Map.of(gid, List.of(7)), clients.clientReplicas());
+            metadata.apply(4, new MetadataCommand.ReassignPartition("orders", topicId, 0, List.of(8)));
+            clients.query(tp, ByteBuffer.wrap(new byte[] {1}), 50).get(40, TimeUnit.SECONDS);
+            assertEquals(Map.of(gid, List.of(8, 7)), clients.clientReplicas());
+            metadata.apply(5, new MetadataCommand.DeleteTopic("orders"));
+            clients.retainGroupsOf(metadata.image());
+            assertEquals(Map.of(), clients.clientReplicas());
         }
     }
 
