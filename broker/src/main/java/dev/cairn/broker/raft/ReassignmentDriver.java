@@ -47,6 +47,11 @@ final class ReassignmentDriver {
     private final Map<TopicPartition, String> lastWait = new ConcurrentHashMap<>();
     /** The longest one step may take before the next run tries again (Ratis answers or gives up sooner). */
     static final long STEP_TIMEOUT_MS = 60_000;
+    /**
+     * Steps in flight at once on this broker, whatever the number of partitions moving: each may catch a new replica
+     * up with a snapshot of the partition's segments; the other partitions wait for later runs.
+     */
+    static final int STEPS_IN_FLIGHT_MAX = 16;
 
     /**
      * @param groupOf the Raft group of a partition this broker hosts, null for others
@@ -77,6 +82,9 @@ final class ReassignmentDriver {
             RaftGroupId groupId = RaftGroupId.valueOf(gid);
             boolean leads = host.role(groupId).map(GroupRole::isLeader).orElse(false);
             Optional<Set<String>> voters = host.voters(groupId);
+            if (inFlight.size() >= STEPS_IN_FLIGHT_MAX) {
+                return;
+            }
             if (!leads || voters.isEmpty() || !inFlight.add(tp)) {
                 continue;
             }
