@@ -86,7 +86,7 @@ class KafkaToolsIT {
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = InProcessCluster.start(3, dir, Map.of("auto.create.topics.enable", "false",
-                "auto.leader.rebalance.enable", "false"));
+                "auto.leader.rebalance.enable", "false", "log.retention.check.interval.ms", "1000"));
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
     }
 
@@ -160,7 +160,12 @@ class KafkaToolsIT {
                 "--entity-type", "brokers", "--entity-name", "1", "--add-config", "log.retention.ms=5");
         assertEquals(1, broker.exitCode(), broker.toString());
         assertTrue(broker.err().contains("InvalidRequestException"), broker.toString());
-        assertTrue(broker.err().contains("Cairn does not change broker configs while it runs"), broker.toString());
+        assertTrue(broker.err().contains("for the whole cluster only"), broker.toString());
+        ToolRun fileOnly = run(ConfigCommand::main, "--bootstrap-server", cluster.bootstrap(), "--alter",
+                "--entity-type", "brokers", "--entity-name", "1", "--add-config", "message.max.bytes=5000");
+        assertEquals(1, fileOnly.exitCode(), fileOnly.toString());
+        assertTrue(fileOnly.err().contains("Cairn does not change broker configs while it runs"),
+                fileOnly.toString());
         ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
         Config config = admin.describeConfigs(List.of(one)).all().get(WAIT_SECONDS, TimeUnit.SECONDS).get(one);
         assertEquals(KAFKA_DEFAULT_RETENTION_MS, valueOf(config, "log.retention.ms"), config.toString());
@@ -170,6 +175,60 @@ class KafkaToolsIT {
         assertEquals(0, describe.exitCode(), describe.toString());
         assertTrue(describe.out().contains("Dynamic configs for broker 1 are:"), describe.toString());
         assertFalse(describe.out().contains("log.retention.ms="), describe.toString());
+    }
+
+    /**
+     * kafka-configs --entity-type brokers --entity-default: the log defaults change for the whole cluster at run time;
+     * a topic without its own values follows them on every replica (here retention by size deletes the same old
+     * segments everywhere), and DescribeConfigs reports their source as Kafka does. Deleting them restores the file's.
+     */
+    @Test
+    void kafkaConfigsChangesClusterWideLogDefaults() throws Exception {
+        String topic = "follows-defaults";
+        createTopic(topic, 1, Map.of());
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try {
+            ToolRun alter = run(ConfigCommand::main, "--bootstrap-server", cluster.bootstrap(), "--alter",
+                    "--entity-type", "brokers", "--entity-default", "--add-config",
+                    "log.segment.bytes=16384,log.retention.bytes=40000");
+            assertNoError(alter);
+            assertTrue(alter.out().contains("Completed updating default config for brokers in the cluster."),
+                    alter.toString());
+            ToolRun defaults = run(ConfigCommand::main, "--bootstrap-server", cluster.bootstrap(), "--describe",
+                    "--entity-type", "brokers", "--entity-default");
+            assertNoError(defaults);
+            assertTrue(defaults.out().contains("log.retention.bytes=40000 sensitive=false synonyms="
+                    + "{DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.bytes=40000"), defaults.toString());
+            ToolRun described = run(ConfigCommand::main, "--bootstrap-server", cluster.bootstrap(), "--describe",
+                    "--entity-type", "topics", "--entity-name", topic, "--all");
+            assertTrue(described.out().contains("retention.bytes=40000 sensitive=false synonyms="
+                    + "{DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.bytes=40000"), described.toString());
+
+            produce(topic, 6000);
+            awaitTrue(() -> allReplicasStartAtOrAbove(topic, 1) && Set.copyOf(replicaStarts(topic)).size() == 1,
+                    "retention by the default size trimmed every replica alike: " + replicaStarts(topic));
+            assertTrue(offset(tp, OffsetSpec.earliest()) > 0, "ListOffsets earliest follows");
+        } finally {
+            ToolRun reset = run(ConfigCommand::main, "--bootstrap-server", cluster.bootstrap(), "--alter",
+                    "--entity-type", "brokers", "--entity-default", "--delete-config",
+                    "log.segment.bytes,log.retention.bytes");
+            assertNoError(reset);
+        }
+        ConfigResource defaultBroker = new ConfigResource(ConfigResource.Type.BROKER, "");
+        assertTrue(admin.describeConfigs(List.of(defaultBroker)).all().get(WAIT_SECONDS, TimeUnit.SECONDS)
+                .get(defaultBroker).entries().isEmpty(), "no dynamic default is left");
+    }
+
+    private static boolean allReplicasStartAtOrAbove(String topic, long offset) {
+        return replicaStarts(topic).stream().allMatch(start -> start >= offset) && replicaStarts(topic).size() == 3;
+    }
+
+    private static List<Long> replicaStarts(String topic) {
+        List<Long> starts = new ArrayList<>();
+        for (int node = 1; node <= cluster.size(); node++) {
+            cluster.broker(node).replicaRaftState(topic, 0).ifPresent(state -> starts.add(state.logStartOffset()));
+        }
+        return starts;
     }
 
     /** kafka-delete-records --offset-json-file: the low watermark moves to the offset on every replica. */

@@ -1,9 +1,11 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.cluster.BrokerDefaults;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.config.ConfigKey;
 import dev.cairn.broker.config.Limits;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
@@ -24,8 +26,10 @@ import java.util.concurrent.CompletableFuture;
  * (a replicated Reconfigure command, so every replica switches at one log position). Kafka answers once the
  * metadata change is committed and applies it to the logs right after; so does Cairn.
  *
- * <p>Broker configs cannot change while a Cairn broker runs: such a resource is answered INVALID_REQUEST naming the
- * way to change them (the configuration file, then a restart), rather than accepted and ignored. Replication
+ * <p>Of the broker configs, only the cluster-wide log defaults of {@link BrokerDefaults} change while Cairn runs (the
+ * default BROKER resource, named ""); per broker they are refused, since every replica of a partition must roll and
+ * delete alike. Any other broker config is answered INVALID_REQUEST naming the way to change it (the configuration
+ * file, then a restart), rather than accepted and ignored. Replication
  * throttles, which Cairn does not have, are refused when set and accepted as no-ops when deleted (see
  * {@link #BROKER_REPLICATION_THROTTLES}). A BROKER_LOGGER
  * resource (KIP-412) sets or resets this broker's log levels until it stops. Other resource types (client metrics,
@@ -92,6 +96,14 @@ final class ConfigAlterations {
                         && BROKER_REPLICATION_THROTTLES.contains(change.name()))) {
                     return done(ErrorCode.NONE, null);
                 }
+                if (name.isEmpty()) {
+                    return alterBrokerDefaults(changes, replace, validateOnly);
+                }
+                if (changes.stream().anyMatch(change -> BrokerDefaults.names().contains(change.name()))) {
+                    return done(ErrorCode.INVALID_REQUEST, "Cairn changes " + BrokerDefaults.names() + " for the "
+                            + "whole cluster only (kafka-configs --entity-type brokers --entity-default), not per "
+                            + "broker: every replica of a partition rolls and deletes its segments alike");
+                }
                 if (changes.stream().anyMatch(change -> BROKER_REPLICATION_THROTTLES.contains(change.name()))) {
                     return done(ErrorCode.INVALID_CONFIG, NO_THROTTLES);
                 }
@@ -143,6 +155,65 @@ final class ConfigAlterations {
                         ? new Outcome(rejected.error(), rejected.message())
                         : result instanceof MetadataResult.Ok ? Outcome.OK
                         : new Outcome(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected metadata result " + result));
+    }
+
+    /**
+     * The cluster-wide dynamic broker defaults (the default BROKER resource, named ""): only the keys of
+     * {@link BrokerDefaults}, SET and DELETE, each value checked as the broker's configuration file and the topic
+     * config it is the default of check it; replication throttles are deleted as no-ops. Replicated through the
+     * metadata group; the partition leaders then carry the change into each partition's log.
+     */
+    private CompletableFuture<Outcome> alterBrokerDefaults(List<Change> changes, boolean replace,
+            boolean validateOnly) {
+        Map<String, String> set = new HashMap<>();
+        Set<String> delete = new LinkedHashSet<>();
+        Set<String> seen = new HashSet<>();
+        for (Change change : changes) {
+            if (change.operation() == OP_DELETE && BROKER_REPLICATION_THROTTLES.contains(change.name())) {
+                continue;
+            }
+            Optional<ConfigKey<?>> key = BrokerDefaults.TOPIC_CONFIG_BY_KEY.keySet().stream()
+                    .filter(k -> k.name().equals(change.name())).findFirst();
+            if (key.isEmpty()) {
+                return done(ErrorCode.INVALID_REQUEST, "Cairn changes only " + BrokerDefaults.names() + " while it "
+                        + "runs (cluster-wide); set " + change.name() + " in each broker's configuration file and "
+                        + "restart it (rolling, one broker at a time)");
+            }
+            if (!seen.add(change.name())) {
+                return done(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys: " + change.name());
+            }
+            if (change.operation() == OP_DELETE) {
+                delete.add(change.name());
+            } else if (change.operation() != OP_SET) {
+                return done(ErrorCode.INVALID_CONFIG, "Config value append and subtract are not allowed for "
+                        + change.name());
+            } else {
+                Optional<String> invalid = invalidDefault(key.get(), change.value());
+                if (invalid.isPresent()) {
+                    return done(ErrorCode.INVALID_CONFIG, invalid.get());
+                }
+                set.put(change.name(), change.value().trim());
+            }
+        }
+        if (validateOnly) {
+            return CompletableFuture.completedFuture(Outcome.OK);
+        }
+        return metadata.submit(new MetadataCommand.AlterBrokerDefaults(replace, set, delete))
+                .thenApply(result -> result instanceof MetadataResult.Rejected rejected
+                        ? new Outcome(rejected.error(), rejected.message()) : Outcome.OK);
+    }
+
+    /** Why a value cannot be a dynamic default of {@code key}: the broker key's range, then its topic config's. */
+    private static Optional<String> invalidDefault(ConfigKey<?> key, String value) {
+        if (value == null) {
+            return Optional.of("null value not supported for " + key.name());
+        }
+        try {
+            key.parse(value);
+        } catch (dev.cairn.broker.config.ConfigException e) {
+            return Optional.of(e.getMessage());
+        }
+        return TopicConfigs.invalidReason(BrokerDefaults.TOPIC_CONFIG_BY_KEY.get(key), value.trim());
     }
 
     /**

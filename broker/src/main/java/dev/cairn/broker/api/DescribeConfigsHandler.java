@@ -1,5 +1,6 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.cluster.BrokerDefaults;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.config.BrokerConfig;
@@ -18,6 +19,7 @@ import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -27,12 +29,13 @@ import java.util.concurrent.CompletableFuture;
  * answers, from its metadata image and its own configuration, as in Kafka.
  * <ul>
  *   <li>TOPIC: the topic configs Cairn accepts ({@link TopicConfigs#DESCRIPTIONS}), each with the topic's own value
- *   (source TOPIC_CONFIG) or the broker value it inherits (STATIC_BROKER_CONFIG when the broker key was set,
- *   DEFAULT_CONFIG otherwise); writable, since they are topic settings. An unknown topic is answered
- *   UNKNOWN_TOPIC_OR_PARTITION.</li>
- *   <li>BROKER: this broker's keys ({@link BrokerConfig#KEYS}), read-only because none can change while it runs.
- *   The name must be this node's id, or empty (Kafka's "default broker config"; Cairn answers it with the same
- *   list); another id is answered INVALID_REQUEST, since Kafka's Admin sends a broker resource to that broker.</li>
+ *   (source TOPIC_CONFIG) or the broker value it inherits (DYNAMIC_DEFAULT_BROKER_CONFIG when set cluster-wide at
+ *   run time, STATIC_BROKER_CONFIG when the broker key was set, DEFAULT_CONFIG otherwise); writable, since they are
+ *   topic settings. An unknown topic is answered UNKNOWN_TOPIC_OR_PARTITION.</li>
+ *   <li>BROKER: this broker's keys ({@link BrokerConfig#KEYS}), read-only except the few that change at run time
+ *   cluster-wide ({@link BrokerDefaults}). The name must be this node's id, or empty (Kafka's default broker
+ *   resource, which lists the dynamic defaults set on it); another id is answered INVALID_REQUEST, since Kafka's
+ *   Admin sends a broker resource to that broker.</li>
  *   <li>GROUP: no configs. Kafka 4.4's group configs ({@code consumer.*}, {@code share.*}, {@code streams.*})
  *   all belong to the group protocols of KIP-848, KIP-932 and KIP-1071, which Cairn does not serve; its groups are
  *   classic groups, which have no group-level configs in Kafka either. So any group id gets an empty list rather
@@ -179,9 +182,13 @@ public final class DescribeConfigsHandler implements RequestHandler {
             }
         }
         List<Struct> configs = new ArrayList<>();
+        Map<String, String> dynamic = metadata.image().brokerDefaults();
         for (ConfigKey<?> key : BrokerConfig.KEYS) {
-            if (wanted == null || wanted.contains(key.name())) {
-                configs.add(entry(key.name(), true, brokerSynonyms(key), ConfigType.of(key.kind()), key.doc(),
+            // The default resource ("", kafka-configs --entity-default) lists what was set on it, as Kafka's does.
+            boolean listed = !name.isEmpty() || dynamic.containsKey(key.name());
+            if (listed && (wanted == null || wanted.contains(key.name()))) {
+                boolean readOnly = !BrokerDefaults.TOPIC_CONFIG_BY_KEY.containsKey(key);
+                configs.add(entry(key.name(), readOnly, brokerSynonyms(key), ConfigType.of(key.kind()), key.doc(),
                         options));
             }
         }
@@ -205,16 +212,25 @@ public final class DescribeConfigsHandler implements RequestHandler {
         return ok(resource, configs);
     }
 
-    /** The broker's value for {@code key}: the configured one if it was set, then the default. */
+    /**
+     * The broker's value for {@code key}, in Kafka's order of precedence: the cluster-wide dynamic default if one was
+     * set, the configured one if it was set, then the built-in default.
+     */
     private List<Synonym> brokerSynonyms(ConfigKey<?> key) {
         // A secret is reported as set or not, never with its value (Kafka answers null and isSensitive=true).
         Synonym fallback = new Synonym(key.name(), key.sensitive() ? null : key.defaultText(),
                 ConfigSource.DEFAULT_CONFIG);
-        if (!config.isExplicit(key)) {
-            return List.of(fallback);
+        List<Synonym> synonyms = new ArrayList<>(3);
+        String dynamic = metadata.image().brokerDefaults().get(key.name());
+        if (dynamic != null) {
+            synonyms.add(new Synonym(key.name(), dynamic, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG));
         }
-        return List.of(new Synonym(key.name(), key.sensitive() ? null : config.text(key),
-                ConfigSource.STATIC_BROKER_CONFIG), fallback);
+        if (config.isExplicit(key)) {
+            synonyms.add(new Synonym(key.name(), key.sensitive() ? null : config.text(key),
+                    ConfigSource.STATIC_BROKER_CONFIG));
+        }
+        synonyms.add(fallback);
+        return synonyms;
     }
 
     /** A config entry whose value and source are those of its first synonym, the one in effect. */

@@ -61,11 +61,12 @@ public final class ClusterMetadata {
         if (command instanceof MetadataCommand.AlterTopicConfigs alter) {
             return alterTopicConfigs(raftIndex, current, alter);
         }
-        if (command instanceof MetadataCommand.ReassignPartition reassign) {
-            return published(current, ReassignmentRules.reassign(raftIndex, current, reassign), command);
+        if (command instanceof MetadataCommand.AlterBrokerDefaults alter) {
+            return alterBrokerDefaults(raftIndex, current, alter);
         }
-        if (command instanceof MetadataCommand.CompleteReassignment complete) {
-            return published(current, ReassignmentRules.complete(raftIndex, current, complete), command);
+        if (command instanceof MetadataCommand.ReassignPartition
+                || command instanceof MetadataCommand.CompleteReassignment) {
+            return published(current, ReassignmentRules.apply(raftIndex, current, command), command);
         }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
@@ -189,6 +190,15 @@ public final class ClusterMetadata {
         MetadataImage previous = image;
         image = snapshot;
         onChange.accept(new MetadataChange(previous, snapshot, null));
+    }
+
+    private MetadataResult alterBrokerDefaults(long raftIndex, MetadataImage current,
+            MetadataCommand.AlterBrokerDefaults alter) {
+        Map<String, String> defaults = new TreeMap<>(alter.replace() ? Map.of() : current.brokerDefaults());
+        defaults.keySet().removeAll(alter.delete());
+        defaults.putAll(alter.set());
+        publish(current, current.withBrokerDefaults(raftIndex, defaults), alter);
+        return MetadataResult.OK;
     }
 
     private MetadataResult published(MetadataImage previous, ReassignmentRules.Outcome outcome,

@@ -43,6 +43,7 @@ public final class MetadataCodec {
     private static final byte REGISTER_BROKER_WITH_LISTENERS = 12;
     private static final byte REASSIGN_PARTITION = 13;
     private static final byte COMPLETE_REASSIGNMENT = 14;
+    private static final byte ALTER_BROKER_DEFAULTS = 15;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -113,6 +114,11 @@ public final class MetadataCodec {
                 out.writeByte(ALTER_ACLS);
                 writeBlobs(out, a.removals());
                 writeBlobs(out, a.additions());
+            } else if (command instanceof MetadataCommand.AlterBrokerDefaults a) {
+                out.writeByte(ALTER_BROKER_DEFAULTS);
+                out.writeBoolean(a.replace());
+                writeStringMap(out, a.set());
+                writeStringMap(out, a.delete().stream().collect(java.util.stream.Collectors.toMap(n -> n, n -> "")));
             } else if (command instanceof MetadataCommand.ReassignPartition r) {
                 out.writeByte(REASSIGN_PARTITION);
                 writePartitionReplicas(out, r.topic(), r.topicId(), r.partition(), r.target());
@@ -150,6 +156,8 @@ public final class MetadataCodec {
                 case ALTER_SCRAM_CREDENTIALS -> readAlterScram(in);
                 case ALTER_ACLS -> new MetadataCommand.AlterAcls(readBlobs(in), readBlobs(in));
                 case ALTER_TOPIC_CONFIGS -> readAlterTopicConfigs(in);
+                case ALTER_BROKER_DEFAULTS -> new MetadataCommand.AlterBrokerDefaults(in.readBoolean(),
+                        readStringMap(in), readStringMap(in).keySet());
                 case REASSIGN_PARTITION -> new MetadataCommand.ReassignPartition(in.readUTF(),
                         new UUID(in.readLong(), in.readLong()), in.readInt(), readReplicaList(in));
                 case COMPLETE_REASSIGNMENT -> new MetadataCommand.CompleteReassignment(in.readUTF(),
@@ -320,6 +328,8 @@ public final class MetadataCodec {
                 out.writeInt(e.getKey().partition());
                 writeReplicas(out, List.of(e.getValue().target(), e.getValue().original()));
             }
+            // And then the dynamic broker defaults; older snapshots end before them (none).
+            writeStringMap(out, image.brokerDefaults());
         });
     }
 
@@ -375,7 +385,8 @@ public final class MetadataCodec {
             }
             return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
                     .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
-                    .withAcls(appliedRaftIndex, acls).withReassignments(appliedRaftIndex, topics, reassignments);
+                    .withAcls(appliedRaftIndex, acls).withReassignments(appliedRaftIndex, topics, reassignments)
+                    .withBrokerDefaults(appliedRaftIndex, in.available() > 0 ? readStringMap(in) : Map.of());
         });
     }
 
@@ -512,6 +523,24 @@ public final class MetadataCodec {
             replicas.add(set);
         }
         return replicas;
+    }
+
+    /** A string map, sorted by key so that equal maps encode alike. */
+    private static void writeStringMap(DataOutputStream out, Map<String, String> map) throws IOException {
+        out.writeInt(map.size());
+        for (Map.Entry<String, String> e : new TreeMap<>(map).entrySet()) {
+            out.writeUTF(e.getKey());
+            out.writeUTF(e.getValue());
+        }
+    }
+
+    private static Map<String, String> readStringMap(DataInputStream in) throws IOException {
+        int count = readCount(in);
+        Map<String, String> map = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            map.put(in.readUTF(), in.readUTF());
+        }
+        return map;
     }
 
     /** One replica list written by {@link #writePartitionReplicas}. */

@@ -89,6 +89,19 @@ public sealed interface MetadataCommand {
         }
     }
 
+    /**
+     * Changes the cluster-wide dynamic broker defaults (IncrementalAlterConfigs, AlterConfigs on the default BROKER
+     * resource): with {@code replace}, the defaults become exactly {@code set}; otherwise the names in {@code delete}
+     * are removed, then {@code set} is applied over the rest. Names and values were validated by the proposer.
+     */
+    record AlterBrokerDefaults(boolean replace, java.util.Map<String, String> set, java.util.Set<String> delete)
+            implements MetadataCommand {
+        public AlterBrokerDefaults {
+            set = java.util.Map.copyOf(set);
+            delete = java.util.Set.copyOf(delete);
+        }
+    }
+
     /** Reserves the next block of producer ids for {@code nodeId}'s InitProducerId answers. */
     record AllocateProducerIds(int nodeId) implements MetadataCommand {
     }

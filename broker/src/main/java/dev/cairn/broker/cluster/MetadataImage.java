@@ -14,7 +14,7 @@ import java.util.UUID;
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
         java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials, AclStore acls,
-        Map<TopicPartition, PartitionReassignment> reassignments) {
+        Map<TopicPartition, PartitionReassignment> reassignments, Map<String, String> brokerDefaults) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
             java.util.Set.of(), null);
@@ -24,7 +24,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
             SortedMap<String, TopicInfo> topics, long nextProducerId,
             Map<TopicPartition, PartitionState> partitionStates, java.util.Set<Integer> deadBrokers, String clusterId) {
         this(appliedRaftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
-                ScramCredentials.EMPTY, AclStore.EMPTY, Map.of());
+                ScramCredentials.EMPTY, AclStore.EMPTY, Map.of(), Map.of());
     }
 
     public MetadataImage {
@@ -33,6 +33,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
         partitionStates = Map.copyOf(partitionStates);
         deadBrokers = java.util.Set.copyOf(deadBrokers);
         reassignments = Map.copyOf(reassignments);
+        brokerDefaults = Map.copyOf(brokerDefaults);
     }
 
     /** The reassignment in progress for a partition, if any (AlterPartitionReassignments). */
@@ -74,7 +75,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead, clusterId, scramCredentials, acls, reassignmentsOf(newTopics));
+                newStates, newDead, clusterId, scramCredentials, acls, reassignmentsOf(newTopics), brokerDefaults);
     }
 
     /** This image's reassignments of partitions that {@code newTopics} still holds (a deleted topic's end). */
@@ -90,22 +91,31 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                newClusterId, scramCredentials, acls, reassignments);
+                newClusterId, scramCredentials, acls, reassignments, brokerDefaults);
     }
 
     MetadataImage withScramCredentials(long raftIndex, ScramCredentials credentials) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, credentials, acls, reassignments);
+                clusterId, credentials, acls, reassignments, brokerDefaults);
     }
 
     MetadataImage withAcls(long raftIndex, AclStore newAcls) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, scramCredentials, newAcls, reassignments);
+                clusterId, scramCredentials, newAcls, reassignments, brokerDefaults);
+    }
+
+    /**
+     * The image with these cluster-wide dynamic broker defaults (IncrementalAlterConfigs on the default BROKER
+     * resource, {@code kafka-configs --entity-default}).
+     */
+    MetadataImage withBrokerDefaults(long raftIndex, Map<String, String> newDefaults) {
+        return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
+                scramCredentials, acls, reassignments, newDefaults);
     }
 
     MetadataImage withReassignments(long raftIndex, Map<String, TopicInfo> newTopics,
             Map<TopicPartition, PartitionReassignment> newReassignments) {
         return new MetadataImage(raftIndex, brokers, new TreeMap<>(newTopics), nextProducerId, partitionStates,
-                deadBrokers, clusterId, scramCredentials, acls, newReassignments);
+                deadBrokers, clusterId, scramCredentials, acls, newReassignments, brokerDefaults);
     }
 }

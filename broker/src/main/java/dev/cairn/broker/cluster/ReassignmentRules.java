@@ -25,6 +25,12 @@ final class ReassignmentRules {
     private ReassignmentRules() {
     }
 
+    /** Applies a ReassignPartition or a CompleteReassignment. */
+    static Outcome apply(long raftIndex, MetadataImage current, MetadataCommand command) {
+        return command instanceof ReassignPartition reassign ? reassign(raftIndex, current, reassign)
+                : complete(raftIndex, current, (CompleteReassignment) command);
+    }
+
     static Outcome reassign(long raftIndex, MetadataImage current, ReassignPartition command) {
         TopicInfo topic = current.topics().get(command.topic());
         if (!names(topic, command.topicId(), command.partition())) {

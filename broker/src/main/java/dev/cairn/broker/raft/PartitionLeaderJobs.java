@@ -1,5 +1,6 @@
 package dev.cairn.broker.raft;
 
+import dev.cairn.broker.cluster.BrokerDefaults;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
@@ -98,7 +99,10 @@ public final class PartitionLeaderJobs {
         }
     }
 
-    /** Submits the topic's configs to every led partition whose log follows others. */
+    /**
+     * Submits the topic's configs, over the cluster's dynamic broker defaults ({@link BrokerDefaults}), to every led
+     * partition whose log follows others.
+     */
     public void syncTopicConfigs(long timeoutMs) {
         MetadataImage image = images.get();
         for (TopicPartition tp : hosted.get()) {
@@ -108,7 +112,7 @@ public final class PartitionLeaderJobs {
                 continue;
             }
             Map<String, String> current = replica.get().topicConfigs();
-            Map<String, String> wanted = topic.configs();
+            Map<String, String> wanted = BrokerDefaults.effectiveTopicConfigs(image, topic);
             if (current.equals(wanted) || !reconfigurationsInFlight.add(tp)) {
                 continue;
             }

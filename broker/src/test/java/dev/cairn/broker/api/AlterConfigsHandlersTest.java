@@ -138,10 +138,35 @@ class AlterConfigsHandlersTest {
 
     @Test
     void brokerConfigsAndOtherTypesAreRefusedWithTheWayToChangeThem() {
-        List<Struct> results = alter(1, false, resource(BROKER, "1", op("log.retention.ms", 0, "5")),
-                resource(CLIENT_METRICS, "all", op("interval.ms", 0, "5")));
+        List<Struct> results = alter(1, false, resource(BROKER, "1", op("message.max.bytes", 0, "5")),
+                resource(CLIENT_METRICS, "all", op("interval.ms", 0, "5")),
+                resource(BROKER, "", op("num.io.threads", 0, "5")));
         assertError(results.get(0), ErrorCode.INVALID_REQUEST, "configuration file");
         assertError(results.get(1), ErrorCode.INVALID_REQUEST, "not supported");
+        assertError(results.get(2), ErrorCode.INVALID_REQUEST, "configuration file");
+        assertError(alter(1, false, resource(BROKER, "1", op("log.retention.ms", 0, "5"))).get(0),
+                ErrorCode.INVALID_REQUEST, "whole cluster only");
+    }
+
+    /** kafka-configs --entity-type brokers --entity-default: the log defaults change cluster-wide, checked first. */
+    @Test
+    void clusterWideLogDefaultsChangeAtRunTime() {
+        assertOk(alter(1, false, resource(BROKER, "", op("log.retention.ms", 0, "60000"),
+                op("log.segment.bytes", 0, "4194304"))).get(0));
+        assertEquals(Map.of("log.retention.ms", "60000", "log.segment.bytes", "4194304"),
+                metadata.image().brokerDefaults());
+        assertOk(alter(1, false, resource(BROKER, "", op("log.retention.ms", 1, null))).get(0));
+        assertEquals(Map.of("log.segment.bytes", "4194304"), metadata.image().brokerDefaults());
+        assertError(alter(1, false, resource(BROKER, "", op("log.segment.bytes", 0, "12"))).get(0),
+                ErrorCode.INVALID_CONFIG, "log.segment.bytes");
+        assertError(alter(1, false, resource(BROKER, "", op("log.retention.ms", 0, "soon"))).get(0),
+                ErrorCode.INVALID_CONFIG, "log.retention.ms");
+        assertError(alter(1, false, resource(BROKER, "", op("log.retention.ms", 2, "1"))).get(0),
+                ErrorCode.INVALID_CONFIG, "append");
+        assertError(alter(1, false, resource(BROKER, "", op("log.retention.ms", 0, "1"),
+                op("log.retention.ms", 1, null))).get(0), ErrorCode.INVALID_REQUEST, "duplicate");
+        assertOk(alter(1, true, resource(BROKER, "", op("log.segment.ms", 0, "1000"))).get(0));
+        assertEquals(Map.of("log.segment.bytes", "4194304"), metadata.image().brokerDefaults(), "validate only");
     }
 
     /**

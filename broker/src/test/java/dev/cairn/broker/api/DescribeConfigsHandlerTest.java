@@ -40,6 +40,7 @@ class DescribeConfigsHandlerTest {
     private static final byte BROKER_LOGGER = 8;
     private static final byte GROUP = 32;
     private static final byte TOPIC_CONFIG = 1;
+    private static final byte DYNAMIC_DEFAULT_BROKER_CONFIG = 3;
     private static final byte STATIC_BROKER_CONFIG = 4;
     private static final byte DEFAULT_CONFIG = 5;
     private static final byte TYPE_STRING = 2;
@@ -195,17 +196,21 @@ class DescribeConfigsHandlerTest {
         assertEquals(1, results.get(1).get(DescribeConfigsResult.CONFIGS).size());
     }
 
-    /** This broker's keys: read-only, set ones STATIC_BROKER_CONFIG, the rest DEFAULT_CONFIG; "" means this one. */
-    @ParameterizedTest
-    @ValueSource(strings = {"1", ""})
-    void brokerListsItsOwnKeysReadOnly(String name) {
-        Struct result = describe(4, true, false, resource(BROKER, name, null)).get(0);
+    /**
+     * This broker's keys: read-only but for the cluster-wide dynamic ones, set ones STATIC_BROKER_CONFIG, the rest
+     * DEFAULT_CONFIG.
+     */
+    @Test
+    void brokerListsItsOwnKeysReadOnly() {
+        Struct result = describe(4, true, false, resource(BROKER, "1", null)).get(0);
 
         assertEquals(ErrorCode.NONE.code(), result.get(DescribeConfigsResult.ERROR_CODE));
         Map<String, Struct> configs = byName(result);
         assertEquals(BrokerConfig.KEYS.stream().map(ConfigKey::name).toList(), List.copyOf(configs.keySet()));
         for (Struct entry : configs.values()) {
-            assertTrue(entry.get(DescribeConfigsResourceResult.READ_ONLY), "static broker configs are read-only");
+            String name = entry.get(DescribeConfigsResourceResult.NAME);
+            assertEquals(!dev.cairn.broker.cluster.BrokerDefaults.names().contains(name),
+                    entry.get(DescribeConfigsResourceResult.READ_ONLY), name);
         }
         assertEntry(configs.get("log.segment.bytes"), SEGMENT_BYTES_SET, STATIC_BROKER_CONFIG);
         assertEquals(List.of("4:log.segment.bytes=" + SEGMENT_BYTES_SET, "5:log.segment.bytes=1073741824"),
@@ -216,6 +221,31 @@ class DescribeConfigsHandlerTest {
                 "BOOLEAN");
         assertEquals(TYPE_LONG, configs.get("log.retention.ms").get(DescribeConfigsResourceResult.CONFIG_TYPE));
         assertEquals(TYPE_STRING, configs.get("listeners").get(DescribeConfigsResourceResult.CONFIG_TYPE));
+    }
+
+    /**
+     * A cluster-wide dynamic default (kafka-configs --entity-default) comes first in a broker key's synonyms and in
+     * what a topic without its own value inherits; the default resource ("") lists exactly the dynamic defaults.
+     */
+    @Test
+    void dynamicDefaultsOverrideTheFileAndAreListedOnTheDefaultResource() {
+        assertEquals(List.of(), describe(4, false, false, resource(BROKER, "", null)).get(0)
+                .get(DescribeConfigsResult.CONFIGS));
+        metadata.submit(new dev.cairn.broker.cluster.MetadataCommand.AlterBrokerDefaults(false,
+                Map.of("log.segment.bytes", "4194304", "log.retention.ms", "60000"), java.util.Set.of())).join();
+
+        Map<String, Struct> defaults = byName(describe(4, false, false, resource(BROKER, "", null)).get(0));
+        assertEquals(java.util.Set.of("log.segment.bytes", "log.retention.ms"), defaults.keySet());
+        assertEntry(defaults.get("log.retention.ms"), "60000", DYNAMIC_DEFAULT_BROKER_CONFIG);
+        Struct segment = byName(describe(4, true, false, resource(BROKER, "1", List.of("log.segment.bytes")))
+                .get(0)).get("log.segment.bytes");
+        assertEntry(segment, "4194304", DYNAMIC_DEFAULT_BROKER_CONFIG);
+        assertEquals(List.of("3:log.segment.bytes=4194304", "4:log.segment.bytes=" + SEGMENT_BYTES_SET,
+                "5:log.segment.bytes=1073741824"), synonyms(segment));
+        Map<String, Struct> plain = byName(describe(4, false, false, resource(TOPIC, "plain", null)).get(0));
+        assertEntry(plain.get("segment.bytes"), "4194304", DYNAMIC_DEFAULT_BROKER_CONFIG);
+        Map<String, Struct> orders = byName(describe(4, false, false, resource(TOPIC, "orders", null)).get(0));
+        assertEntry(orders.get("retention.ms"), "3600000", TOPIC_CONFIG);
     }
 
     @Test

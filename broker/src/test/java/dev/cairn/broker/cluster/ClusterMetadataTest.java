@@ -88,8 +88,8 @@ class ClusterMetadataTest {
         // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
         byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
         // The flag, the id, and the (empty) SCRAM credential, ACL, broker-listener and reassignment counts later
-        // snapshots end with.
-        int idBytes = 1 + 2 + "first".length() + 4 + 4 + 4 + 4;
+        // snapshots end with, and the (empty) dynamic broker defaults.
+        int idBytes = 1 + 2 + "first".length() + 4 + 4 + 4 + 4 + 4;
         MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
         assertEquals(null, old.clusterId());
         assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
@@ -289,7 +289,7 @@ class ClusterMetadataTest {
         // Written again, it gains the (absent) cluster id flag, the (empty) SCRAM credential and ACL counts, and the
         // two brokers' (empty) listener lists, and the (empty) reassignment count that later snapshots end with.
         assertEquals(snapshot + "00" + "00000000" + "00000000" + "00000002" + "00000001" + "00000000" + "00000002"
-                + "00000000" + "00000000",
+                + "00000000" + "00000000" + "00000000",
                 HexFormat.of().formatHex(MetadataCodec.encodeSnapshot(image)));
     }
 
