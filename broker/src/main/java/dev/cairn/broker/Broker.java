@@ -412,7 +412,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups, System::currentTimeMillis));
-        handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups, cluster, cluster::localReplicas));
+        handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups, cluster, timedPartitions));
         handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
         handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, cluster));
         handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));

@@ -1,11 +1,14 @@
 package dev.cairn.broker.api;
 
+import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.group.GroupCoordinator;
 import dev.cairn.broker.group.GroupListing;
 import dev.cairn.broker.group.GroupState;
-import dev.cairn.broker.io.StorageException;
-import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.Result;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
@@ -14,12 +17,11 @@ import dev.cairn.protocol.message.ListGroupsResponse;
 import dev.cairn.protocol.message.ListGroupsResponse.ListedGroup;
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -30,10 +32,11 @@ import java.util.stream.Collectors;
  * JoinGroup/SyncGroup protocol), so a filter naming only other types (consumer, share, streams) lists nothing.
  *
  * <p>Besides the groups in the coordinator's memory, a broker lists the groups it coordinates that have committed
- * offsets in the partition replicas it hosts but no members (state Empty, no protocol type), as Kafka lists a group
- * it loaded from its offsets topic: after a restart, or for consumers that only commit ({@code assign()}). Committed
- * offsets live in each partition's Raft group, so a group whose offsets are only on partitions this broker does not
- * host is missed here; with every partition on every broker (RF equal to the broker count) none is.
+ * offsets but no members (state Empty, no protocol type), as Kafka lists a group it loaded from its offsets topic:
+ * after a restart, or for consumers that only commit ({@code assign()}). Committed offsets live in each partition's
+ * Raft group, so these are read from every partition's leader (one read-only query per partition, as DeleteGroups
+ * reads them), never from a follower replica, which may lag. A read that fails or times out makes the answer
+ * COORDINATOR_LOAD_IN_PROGRESS, which clients retry, rather than a list missing groups.
  */
 public final class ListGroupsHandler implements RequestHandler {
     /** Kafka's name for the JoinGroup/SyncGroup group type, the only one Cairn serves. */
@@ -41,32 +44,37 @@ public final class ListGroupsHandler implements RequestHandler {
 
     private final GroupCoordinator coordinator;
     private final MetadataService metadata;
-    private final Supplier<Collection<Partition>> localReplicas;
+    private final ReplicatedPartitions partitions;
 
     /** Lists only the groups in the coordinator's memory. */
     public ListGroupsHandler(GroupCoordinator coordinator) {
-        this(coordinator, null, List::of);
+        this(coordinator, null, null);
     }
 
     /**
-     * @param localReplicas the partition replicas this broker hosts, whose committed offsets name groups too
+     * @param partitions reads each partition's committed groups from its leader
      */
-    public ListGroupsHandler(GroupCoordinator coordinator, MetadataService metadata,
-            Supplier<Collection<Partition>> localReplicas) {
+    public ListGroupsHandler(GroupCoordinator coordinator, MetadataService metadata, ReplicatedPartitions partitions) {
         this.coordinator = coordinator;
         this.metadata = metadata;
-        this.localReplicas = localReplicas;
+        this.partitions = partitions;
     }
 
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
         Set<String> states = lowerCase(request.body().get(ListGroupsRequest.STATES_FILTER));
         Set<String> types = lowerCase(request.body().get(ListGroupsRequest.TYPES_FILTER));
-        List<Struct> groups = new ArrayList<>();
-        if (types.isEmpty() || types.contains(CLASSIC_GROUP_TYPE)) {
+        if (!types.isEmpty() && !types.contains(CLASSIC_GROUP_TYPE)) {
+            return CompletableFuture.completedFuture(response(ErrorCode.NONE, List.of()));
+        }
+        return listings().thenApply(listings -> {
+            if (listings == null) {
+                return response(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, List.of());
+            }
+            List<Struct> groups = new ArrayList<>();
             // Kafka lists every group to a principal with DESCRIBE on the cluster, else those it may describe.
             boolean allGroups = context.session().allowedOnCluster(AclOperation.DESCRIBE);
-            for (GroupListing listing : listings()) {
+            for (GroupListing listing : listings) {
                 if (!allGroups && !context.session().allowedOnGroup(AclOperation.DESCRIBE, listing.groupId())) {
                     continue;
                 }
@@ -79,38 +87,51 @@ public final class ListGroupsHandler implements RequestHandler {
                             .set(ListedGroup.GROUP_TYPE, CLASSIC_GROUP_TYPE));
                 }
             }
-        }
-        return CompletableFuture.completedFuture(new Struct(ListGroupsResponse.SCHEMA)
-                .set(ListGroupsResponse.THROTTLE_TIME_MS, 0)
-                .set(ListGroupsResponse.ERROR_CODE, ErrorCode.NONE.code())
-                .set(ListGroupsResponse.GROUPS, groups));
+            return response(ErrorCode.NONE, groups);
+        });
     }
 
-    /** The coordinator's groups, then the groups this broker coordinates that only have committed offsets. */
-    private List<GroupListing> listings() {
+    private static Struct response(ErrorCode error, List<Struct> groups) {
+        return new Struct(ListGroupsResponse.SCHEMA)
+                .set(ListGroupsResponse.THROTTLE_TIME_MS, 0)
+                .set(ListGroupsResponse.ERROR_CODE, error.code())
+                .set(ListGroupsResponse.GROUPS, groups);
+    }
+
+    /**
+     * The coordinator's groups, then the groups this broker coordinates that only have committed offsets; null when a
+     * partition's committed groups could not be read.
+     */
+    private CompletableFuture<List<GroupListing>> listings() {
         List<GroupListing> listings = new ArrayList<>(coordinator.listGroups());
         if (metadata == null) {
+            return CompletableFuture.completedFuture(listings);
+        }
+        MetadataImage image = metadata.image();
+        List<CompletableFuture<Result>> reads = new ArrayList<>();
+        for (TopicInfo topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitionCount(); p++) {
+                reads.add(partitions.committedGroups(new TopicPartition(topic.name(), p), GroupOffsets.TIMEOUT_MS));
+            }
+        }
+        return ProduceHandler.allOf(reads).thenApply(results -> {
+            Set<String> committedOnly = new TreeSet<>();
+            for (Result result : results) {
+                if (!(result instanceof Result.GroupsListed listed)) {
+                    return null;
+                }
+                committedOnly.addAll(listed.groups());
+            }
+            listings.forEach(listing -> committedOnly.remove(listing.groupId()));
+            var brokers = image.liveBrokers();
+            for (String groupId : committedOnly) {
+                var coordinatorBroker = FindCoordinatorHandler.coordinatorFor(groupId, brokers);
+                if (coordinatorBroker != null && coordinatorBroker.nodeId() == metadata.localNodeId()) {
+                    listings.add(new GroupListing(groupId, "", GroupState.EMPTY));
+                }
+            }
             return listings;
-        }
-        Set<String> known = new java.util.HashSet<>();
-        listings.forEach(listing -> known.add(listing.groupId()));
-        Set<String> committedOnly = new java.util.TreeSet<>();
-        for (Partition replica : localReplicas.get()) {
-            try {
-                committedOnly.addAll(replica.committedGroups());
-            } catch (StorageException e) {
-                // An offline replica's groups are listed by the brokers that hold it in sync.
-            }
-        }
-        committedOnly.removeAll(known);
-        var brokers = metadata.image().liveBrokers();
-        for (String groupId : committedOnly) {
-            var coordinatorBroker = FindCoordinatorHandler.coordinatorFor(groupId, brokers);
-            if (coordinatorBroker != null && coordinatorBroker.nodeId() == metadata.localNodeId()) {
-                listings.add(new GroupListing(groupId, "", GroupState.EMPTY));
-            }
-        }
-        return listings;
+        });
     }
 
     private static Set<String> lowerCase(List<String> names) {

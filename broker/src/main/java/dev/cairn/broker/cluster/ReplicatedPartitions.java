@@ -34,6 +34,12 @@ public interface ReplicatedPartitions {
      */
     CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, long timeoutMs);
 
+    /**
+     * The groups with a committed offset for the partition, read from the partition leader's applied state, from any
+     * broker: {@link Result.GroupsListed} or {@link Result.Rejected}.
+     */
+    CompletableFuture<Result> committedGroups(TopicPartition partition, long timeoutMs);
+
     /** This broker's replica when it is the partition's ready leader and the replica is healthy. */
     Optional<Partition> leaderReplica(TopicPartition partition);
 

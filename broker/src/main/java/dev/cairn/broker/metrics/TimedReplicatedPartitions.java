@@ -49,6 +49,11 @@ public final class TimedReplicatedPartitions implements ReplicatedPartitions {
     }
 
     @Override
+    public CompletableFuture<Result> committedGroups(TopicPartition partition, long timeoutMs) {
+        return delegate.committedGroups(partition, timeoutMs);
+    }
+
+    @Override
     public Optional<Partition> leaderReplica(TopicPartition partition) {
         return delegate.leaderReplica(partition);
     }

@@ -10,6 +10,7 @@ import dev.cairn.broker.partition.Command.Reconfigure;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -59,7 +60,9 @@ public final class CommandCodec {
     private static final byte OFFSET_DELETED = 7;
     private static final byte RECONFIGURED = 8;
     private static final byte COMPACTED = 9;
+    private static final byte GROUPS_LISTED = 10;
     private static final byte QUERY_COMMITTED_OFFSET = 1;
+    private static final byte QUERY_COMMITTED_GROUPS = 2;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
 
@@ -256,6 +259,13 @@ public final class CommandCodec {
             return ByteBuffer.allocate(2 + 8 + 4).put(FORMAT_VERSION).put(RETAINED).putLong(r.logStartOffset())
                     .putInt(r.segmentsDeleted()).flip();
         }
+        if (result instanceof Result.GroupsListed listed) {
+            List<byte[]> names = listed.groups().stream().map(CommandCodec::utf8).toList();
+            ByteBuffer out = ByteBuffer.allocate(2 + 4 + names.stream().mapToInt(CommandCodec::stringSize).sum());
+            out.put(FORMAT_VERSION).put(GROUPS_LISTED).putInt(names.size());
+            names.forEach(name -> putString(out, name));
+            return out.flip();
+        }
         if (result instanceof Result.OffsetDeleted d) {
             return ByteBuffer.allocate(2 + 1).put(FORMAT_VERSION).put(OFFSET_DELETED).put((byte) (d.existed() ? 1 : 0))
                     .flip();
@@ -284,6 +294,8 @@ public final class CommandCodec {
                             in.get() != 0);
                 case OFFSET_DELETED:
                     return new Result.OffsetDeleted(in.get() != 0);
+                case GROUPS_LISTED:
+                    return new Result.GroupsListed(getStrings(in));
                 case FETCHED_WITHOUT_EPOCH:
                     return new Result.OffsetFetched(in.getLong(), getString(in), -1);
                 case FETCHED:
@@ -307,12 +319,23 @@ public final class CommandCodec {
         return out.flip();
     }
 
-    /** The group id of a committed-offset query. Malformed bytes: CommandFormatException. */
+    /** A read-only query for every group with a committed offset for the partition (ListGroups). */
+    public static ByteBuffer encodeCommittedGroupsQuery() {
+        return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(QUERY_COMMITTED_GROUPS).flip();
+    }
+
+    /**
+     * The group id of a committed-offset query, or null for a committed-groups query. Malformed bytes:
+     * CommandFormatException.
+     */
     public static String decodeCommittedOffsetQuery(ByteBuffer bytes) {
         ByteBuffer in = bytes.duplicate();
         try {
             checkVersion(in);
             byte type = in.get();
+            if (type == QUERY_COMMITTED_GROUPS) {
+                return null;
+            }
             if (type != QUERY_COMMITTED_OFFSET) {
                 throw new CommandFormatException("unknown partition query type " + type);
             }
@@ -344,6 +367,20 @@ public final class CommandCodec {
             return;
         }
         out.putInt(bytes.length).put(bytes);
+    }
+
+    /** A count, then that many strings; the count is checked against what the bytes left can hold. */
+    private static List<String> getStrings(ByteBuffer in) {
+        int count = in.getInt();
+        // Each string takes its 4-byte length at least.
+        if (count < 0 || count > in.remaining() / 4) {
+            throw new CommandFormatException("string count " + count + " outside [0, " + in.remaining() / 4 + "]");
+        }
+        List<String> strings = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            strings.add(getString(in));
+        }
+        return strings;
     }
 
     private static String getString(ByteBuffer in) {

@@ -55,4 +55,11 @@ public sealed interface Result {
     /** Retention ran; the log now starts at {@code logStartOffset}. */
     record Retained(long logStartOffset, int segmentsDeleted) implements Result {
     }
+
+    /** The groups with a committed offset for the partition, as its leader has applied them (ListGroups). */
+    record GroupsListed(java.util.List<String> groups) implements Result {
+        public GroupsListed {
+            groups = java.util.List.copyOf(groups);
+        }
+    }
 }

@@ -229,7 +229,10 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Read-only queries (a group's committed offset), answered from applied state on the group's leader. */
+    /**
+     * Read-only queries (a group's committed offset, the groups with committed offsets), answered from applied state
+     * on the group's leader.
+     */
     @Override
     public CompletableFuture<Message> query(Message request) {
         Partition p = partition;
@@ -239,7 +242,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         Result result;
         try {
             String groupId = CommandCodec.decodeCommittedOffsetQuery(request.getContent().asReadOnlyByteBuffer());
-            result = p.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
+            result = groupId == null ? new Result.GroupsListed(new java.util.ArrayList<>(p.committedGroups()))
+                    : p.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
                     .orElse(Result.OffsetFetched.NONE);
         } catch (CommandFormatException e) {
             result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());

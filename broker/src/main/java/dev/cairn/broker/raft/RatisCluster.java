@@ -81,6 +81,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final PartitionLeaderJobs leaderJobs;
     private final ReassignmentDriver reassignments;
     private final LeaderClients leaderClients;
+    private final LeaderReads leaderReads;
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final boolean raftTls;
     private volatile PartitionGroupReconciler reconciler;
@@ -121,6 +122,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.raftTls = settings.tls() != null;
         this.leaderClients = new LeaderClients(metadata::image, addresses::peers, clientProperties,
                 settings.toParameters());
+        this.leaderReads = new LeaderReads(this::leaderReplica, leaderClients);
         this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
                 .setProperties(clientProperties).setParameters(settings.toParameters()).build();
     }
@@ -251,18 +253,12 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
-        Optional<Partition> local = leaderReplica(tp);
-        if (local.isPresent()) {
-            try {
-                return CompletableFuture.completedFuture(local.get().committedOffset(groupId)
-                        .<Result>map(Result.OffsetFetched::of)
-                        .orElse(Result.OffsetFetched.NONE));
-            } catch (StorageException e) {
-                return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR,
-                        e.getMessage()));
-            }
-        }
-        return leaderClients.query(tp, CommandCodec.encodeCommittedOffsetQuery(groupId), timeoutMs);
+        return leaderReads.committedOffset(tp, groupId, timeoutMs);
+    }
+
+    @Override
+    public CompletableFuture<Result> committedGroups(TopicPartition tp, long timeoutMs) {
+        return leaderReads.committedGroups(tp, timeoutMs);
     }
 
     @Override

@@ -122,7 +122,7 @@ class DescribeGroupsHandlerTest {
         FakeMetadataService metadata = new FakeMetadataService().withBrokers(1).withTopic("orders", 1, 1);
         FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
         dev.cairn.broker.cluster.TopicPartition tp = new dev.cairn.broker.cluster.TopicPartition("orders", 0);
-        var replica = partitions.leadLocally(tp);
+        partitions.leadLocally(tp);
         for (String group : List.of("offsets-only", "stable")) {
             partitions.apply(tp, new dev.cairn.broker.partition.Command.CommitOffset(group, 5, 3, null, 1L));
         }
@@ -131,7 +131,7 @@ class DescribeGroupsHandlerTest {
         coordinator.sync("stable", joined.generationId(), joined.memberId(), null,
                 Map.of(joined.memberId(), new byte[] {1}), 0).join();
 
-        Struct response = call(new ListGroupsHandler(coordinator, metadata, () -> List.of(replica)),
+        Struct response = call(new ListGroupsHandler(coordinator, metadata, partitions),
                 ApiKey.LIST_GROUPS, 5, new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER,
                         List.of()).set(ListGroupsRequest.TYPES_FILTER, List.of()));
         Map<String, String> listed = new HashMap<>();
@@ -142,9 +142,17 @@ class DescribeGroupsHandlerTest {
         assertEquals(Map.of("stable", "Stable/consumer", "offsets-only", "Empty/"), listed);
 
         metadata.setLocalNodeId(2);
-        Struct elsewhere = call(new ListGroupsHandler(coordinator, metadata, () -> List.of(replica)),
+        Struct elsewhere = call(new ListGroupsHandler(coordinator, metadata, partitions),
                 ApiKey.LIST_GROUPS, 5, new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER,
                         List.of("Empty")).set(ListGroupsRequest.TYPES_FILTER, List.of()));
         assertEquals(List.of(), elsewhere.get(ListGroupsResponse.GROUPS), "broker 1 coordinates offsets-only");
+
+        // A partition whose leader cannot be read: the answer is retriable, not a list missing its groups.
+        metadata.setLocalNodeId(1);
+        partitions.ledElsewhere(tp, 2);
+        Struct unreadable = call(new ListGroupsHandler(coordinator, metadata, partitions), ApiKey.LIST_GROUPS, 5,
+                new Struct(ListGroupsRequest.SCHEMA).set(ListGroupsRequest.STATES_FILTER, List.of())
+                        .set(ListGroupsRequest.TYPES_FILTER, List.of()));
+        assertEquals(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), unreadable.get(ListGroupsResponse.ERROR_CODE));
     }
 }

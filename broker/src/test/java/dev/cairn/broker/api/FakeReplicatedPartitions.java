@@ -106,6 +106,17 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
     }
 
     @Override
+    public synchronized CompletableFuture<Result> committedGroups(TopicPartition tp, long timeoutMs) {
+        Optional<Partition> replica = leaderReplica(tp);
+        if (replica.isEmpty()) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT,
+                    tp + ": leader unreachable"));
+        }
+        return CompletableFuture.completedFuture(new Result.GroupsListed(List.copyOf(
+                replica.get().committedGroups())));
+    }
+
+    @Override
     public synchronized Optional<Partition> leaderReplica(TopicPartition tp) {
         return leadership(tp).local() ? Optional.ofNullable(replicas.get(tp)) : Optional.empty();
     }

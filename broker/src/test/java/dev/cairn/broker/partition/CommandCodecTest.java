@@ -56,7 +56,8 @@ class CommandCodecTest {
                 Result.OFFSET_COMMITTED, new Result.Retained(100, 2), new Result.OffsetFetched(42, "m", 7),
                 new Result.OffsetFetched(-1, null, -1), new Result.OffsetDeleted(true),
                 new Result.OffsetDeleted(false), Result.RECONFIGURED,
-                new Result.Compacted(3, 4096, 10_000, 2_000, 77, true))) {
+                new Result.Compacted(3, 4096, 10_000, 2_000, 77, true), new Result.GroupsListed(List.of()),
+                new Result.GroupsListed(List.of("billing", "group-ü")))) {
             assertEquals(result, CommandCodec.decodeResult(CommandCodec.encode(result)));
         }
     }
@@ -79,6 +80,11 @@ class CommandCodecTest {
                 "group-ü")));
         assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommittedOffsetQuery(
                 ByteBuffer.wrap(new byte[] {1, 9})));
+        assertEquals(null, CommandCodec.decodeCommittedOffsetQuery(CommandCodec.encodeCommittedGroupsQuery()),
+                "the committed-groups query names no group");
+        // A listing claiming more names than its bytes can hold is refused before anything is allocated.
+        ByteBuffer claim = ByteBuffer.allocate(6).put((byte) 1).put((byte) 10).putInt(Integer.MAX_VALUE).flip();
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeResult(claim));
     }
 
     @Test
