@@ -49,6 +49,8 @@ final class LeaderClients implements Closeable {
     /** Retries of a partition-group client (leader moves, elections), and the pause between them. */
     private static final int CLIENT_RETRIES_MAX = 20;
     private static final long CLIENT_RETRY_SLEEP_MS = 100;
+    /** Clients kept while idle; past it the least recently used idle ones are closed. */
+    static final int IDLE_CLIENTS_MAX = 256;
 
     private final Supplier<MetadataImage> images;
     private final Function<List<Integer>, List<RaftPeer>> peers;
@@ -56,6 +58,7 @@ final class LeaderClients implements Closeable {
     /** Ratis's TLS configuration (raft.ssl.*), empty for plaintext; Ratis only reads it. */
     private final Parameters parameters;
     private final Map<UUID, Built> clients = new ConcurrentHashMap<>();
+    private final int idleClientsMax;
     /**
      * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
      * thread; queued ones wait their turn, at most {@link Limits#LEADER_TRANSFERS_QUEUED_MAX} of them (each bounded
@@ -71,10 +74,17 @@ final class LeaderClients implements Closeable {
 
     LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
             RaftProperties properties, Parameters parameters) {
+        this(images, peers, properties, parameters, IDLE_CLIENTS_MAX);
+    }
+
+    /** @param idleClientsMax clients kept while idle (tests lower it) */
+    LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
+            RaftProperties properties, Parameters parameters, int idleClientsMax) {
         this.images = images;
         this.peers = peers;
         this.properties = properties;
         this.parameters = parameters;
+        this.idleClientsMax = idleClientsMax;
     }
 
     /** Replicates {@code command} through the group's leader, wherever it is. */
@@ -96,8 +106,16 @@ final class LeaderClients implements Closeable {
             return unknown(tp);
         }
         UUID gid = group.get().gid();
-        RaftClient client = clientFor(group.get());
-        return request.apply(client).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> {
+        Built built = acquire(group.get());
+        RaftClient client = built.client();
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = request.apply(client);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> {
+            release(built);
             if (closedForGood(error)) {
                 discard(gid, client);
             }
@@ -115,8 +133,8 @@ final class LeaderClients implements Closeable {
         if (group.isEmpty()) {
             return CompletableFuture.completedFuture(false);
         }
-        UUID gid = group.get().gid();
-        RaftClient client = clientFor(group.get());
+        Built built = acquire(group.get());
+        RaftClient client = built.client();
         try {
             return CompletableFuture.supplyAsync(() -> {
                 try {
@@ -126,8 +144,9 @@ final class LeaderClients implements Closeable {
                     LOG.debug("{}: leadership transfer to {} failed: {}", tp, toNode, e.toString());
                     return false;
                 }
-            }, transfers);
+            }, transfers).whenComplete((done, error) -> release(built));
         } catch (java.util.concurrent.RejectedExecutionException closing) {
+            release(built);
             return CompletableFuture.completedFuture(false);
         }
     }
@@ -143,19 +162,52 @@ final class LeaderClients implements Closeable {
     }
 
     /**
-     * The group's client, built afresh when metadata lists other replicas than the one kept was built for (a
-     * reassignment moved them): a client knows only the peers it was built with.
+     * The group's client, counted as in use until {@link #release}; built afresh when metadata lists other replicas
+     * than the one kept was built for (a reassignment moved them): a client knows only the peers it was built with.
      */
-    private RaftClient clientFor(Group group) {
+    private Built acquire(Group group) {
         return clients.compute(group.gid(), (gid, kept) -> {
-            if (kept != null && kept.replicas().equals(group.replicas())) {
-                return kept;
+            Built current = kept;
+            if (current == null || !current.replicas().equals(group.replicas())) {
+                if (current != null) {
+                    closeLater(gid, current.client());
+                }
+                current = new Built(newClient(gid, group.replicas()), group.replicas());
             }
-            if (kept != null) {
-                closeLater(gid, kept.client());
+            current.inUse.incrementAndGet();
+            current.lastUsedNanos = System.nanoTime();
+            return current;
+        });
+    }
+
+    /**
+     * Ends a use of a client; past {@link #IDLE_CLIENTS_MAX} clients, closes the least recently used idle ones (a
+     * ListGroups or DeleteGroups reads every partition's leader, which would otherwise leave a client, with its
+     * connections, per partition this broker does not lead).
+     */
+    private void release(Built built) {
+        built.inUse.decrementAndGet();
+        while (clients.size() > idleClientsMax) {
+            Map.Entry<UUID, Built> oldest = null;
+            for (Map.Entry<UUID, Built> entry : clients.entrySet()) {
+                if (entry.getValue().inUse.get() == 0 && (oldest == null
+                        || entry.getValue().lastUsedNanos < oldest.getValue().lastUsedNanos)) {
+                    oldest = entry;
+                }
             }
-            return new Built(newClient(gid, group.replicas()), group.replicas());
-        }).client();
+            if (oldest == null) {
+                return;
+            }
+            Built evicted = oldest.getValue();
+            boolean[] removed = new boolean[1];
+            clients.computeIfPresent(oldest.getKey(), (gid, kept) -> {
+                removed[0] = kept == evicted && kept.inUse.get() == 0;
+                return removed[0] ? null : kept;
+            });
+            if (removed[0]) {
+                closeLater(oldest.getKey(), evicted.client());
+            }
+        }
     }
 
     /** Closes the clients of groups {@code image} no longer holds (deleted topics). */
@@ -183,8 +235,25 @@ final class LeaderClients implements Closeable {
         return replicas;
     }
 
-    /** A client and the replicas it was built for. */
-    private record Built(RaftClient client, List<Integer> replicas) {
+    /** A client, the replicas it was built for, how many calls use it now, and when one last began. */
+    private static final class Built {
+        private final RaftClient client;
+        private final List<Integer> replicas;
+        private final java.util.concurrent.atomic.AtomicInteger inUse = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile long lastUsedNanos;
+
+        Built(RaftClient client, List<Integer> replicas) {
+            this.client = client;
+            this.replicas = replicas;
+        }
+
+        RaftClient client() {
+            return client;
+        }
+
+        List<Integer> replicas() {
+            return replicas;
+        }
     }
 
     /** Drops a closed client unless another request already replaced it; closing waits for no network thread. */

@@ -95,6 +95,30 @@ class LeaderClientsTest {
         }
     }
 
+    /** Past the idle limit, the least recently used idle clients are closed: reading every partition keeps few. */
+    @Test
+    @Timeout(60)
+    void idleClientsBeyondTheLimitAreClosed() throws Exception {
+        ClusterMetadata metadata = new ClusterMetadata(change -> { });
+        for (int t = 0; t < 5; t++) {
+            metadata.apply(t + 1, new MetadataCommand.CreateTopic(new TopicInfo("t" + t, UUID.randomUUID(),
+                    List.of(List.of(7)), Map.of())));
+        }
+        RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+        try (LeaderClients clients = new LeaderClients(metadata::image,
+                ids -> List.of(RaftHost.peer("7", "127.0.0.1:1")), settings.toProperties(), settings.toParameters(),
+                2)) {
+            List<java.util.concurrent.CompletableFuture<Result>> reads = new java.util.ArrayList<>();
+            for (int t = 0; t < 5; t++) {
+                reads.add(clients.query(new TopicPartition("t" + t, 0), ByteBuffer.wrap(new byte[] {1}), 50));
+            }
+            for (var read : reads) {
+                read.get(40, TimeUnit.SECONDS);
+            }
+            assertEquals(2, clients.clientReplicas().size(), "only the idle limit's worth of clients is kept");
+        }
+    }
+
     /** The Ratis client named in a failure's message ("client-" and hex digits). */
     private static String clientIdOf(Result result) {
         Result.Rejected rejected = assertInstanceOf(Result.Rejected.class, result);
