@@ -58,6 +58,10 @@ class ReassignPartitionsIT {
     private static final int RECORDS_BEFORE = 6_000;
     /** The most records the producer writes, which bounds the test's disk and open files if a move is slow. */
     private static final int PRODUCED_MAX = 100_000;
+    /** Records produced and checked after a move (and after restarts), numbered from these. */
+    private static final int PRODUCED_AFTER = 300;
+    private static final int AFTER_MOVE = 1_000_000;
+    private static final int AFTER_RESTARTS = 2_000_000;
     /** Makes each record ~200 bytes, so the records before the move pass the snapshot interval (Raft log purged). */
     private static final String PADDING = " " + "x".repeat(200);
 
@@ -114,10 +118,9 @@ class ReassignPartitionsIT {
             assertTrue(executed.out().contains("Successfully started partition reassignment"), executed.out());
 
             awaitTrue(() -> verified(plan), "kafka-reassign-partitions --verify reports the move completed");
-            int acknowledgedAtEnd = acknowledged.size();
-            awaitTrue(() -> acknowledged.size() >= acknowledgedAtEnd + 200, "the producer goes on after the move");
             producing.set(false);
             producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            produceNow(acknowledged, AFTER_MOVE, "after the move");
 
             TopicDescription described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS).get(TOPIC);
@@ -206,17 +209,15 @@ class ReassignPartitionsIT {
                     Optional.of(new NewPartitionReassignment(List.of(4, 2, 3))))).all()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
             awaitTrue(() -> replicas(admin).equals(List.of(4, 2, 3)), "the move onto the new broker completes");
-            int atMove = acknowledged.size();
-            awaitTrue(() -> acknowledged.size() >= atMove + 200, "the producer goes on after the move");
+            producing.set(false);
+            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            produceNow(acknowledged, AFTER_MOVE, "after the move");
 
             cluster.stop(4);
             cluster.restart(4);
             cluster.stop(1);
             cluster.restart(1);
-            int atRestarts = acknowledged.size();
-            awaitTrue(() -> acknowledged.size() >= atRestarts + 200, "the producer goes on after the restarts");
-            producing.set(false);
-            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            produceNow(acknowledged, AFTER_RESTARTS, "after the restarts");
             awaitTrue(() -> cluster.broker(4).replicaRaftState(TOPIC, 0).map(state -> state.logEndOffset()
                     >= acknowledged.size()).orElse(false), "broker 4's replica holds every acknowledged record");
             Set<Integer> lost = new TreeSet<>(acknowledged);
@@ -260,6 +261,33 @@ class ReassignPartitionsIT {
                     + "-0 is completed");
         } catch (Exception e) {
             return false;
+        }
+    }
+
+    /**
+     * Produces {@link #PRODUCED_AFTER} records numbered from {@code first} with a fresh producer and requires every one
+     * acknowledged (the background producer stops at {@link #PRODUCED_MAX}, so it cannot show progress by itself).
+     */
+    private void produceNow(Set<Integer> acknowledged, int first, String when) throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks =
+                new java.util.ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = first; i < first + PRODUCED_AFTER; i++) {
+                acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, null, i + PADDING)));
+            }
+            producer.flush();
+            for (int i = 0; i < acks.size(); i++) {
+                try {
+                    acks.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    acknowledged.add(first + i);
+                } catch (ExecutionException e) {
+                    throw new AssertionError("record " + (first + i) + " produced " + when + " failed", e);
+                }
+            }
         }
     }
 
