@@ -94,11 +94,8 @@ class ReassignPartitionsIT {
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
             // Broker 1, which the move takes the replica from, leads: it must hand leadership over before leaving.
             awaitTrue(() -> leader(admin) == 1, "the preferred replica, broker 1, leads");
-            Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
-            AtomicBoolean producing = new AtomicBoolean(true);
-            Thread producer = new Thread(() -> produce(acknowledged, producing), "reassign-it-producer");
-            producer.start();
-            awaitTrue(() -> acknowledged.size() >= RECORDS_BEFORE, "the first records acknowledged");
+            BackgroundProducer background = new BackgroundProducer().start(RECORDS_BEFORE);
+            Set<Integer> acknowledged = background.acknowledged;
 
             Path topics = Files.writeString(dir.resolve("topics.json"),
                     "{\"version\":1,\"topics\":[{\"topic\":\"" + TOPIC + "\"}]}");
@@ -118,8 +115,7 @@ class ReassignPartitionsIT {
             assertTrue(executed.out().contains("Successfully started partition reassignment"), executed.out());
 
             awaitTrue(() -> verified(plan), "kafka-reassign-partitions --verify reports the move completed");
-            producing.set(false);
-            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            background.stop();
             produceNow(acknowledged, AFTER_MOVE, "after the move");
 
             TopicDescription described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
@@ -159,18 +155,14 @@ class ReassignPartitionsIT {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2, 3))))).all()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
-            Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
-            AtomicBoolean producing = new AtomicBoolean(true);
-            Thread producer = new Thread(() -> produce(acknowledged, producing), "reassign-it-producer");
-            producer.start();
-            awaitTrue(() -> acknowledged.size() >= 500, "the first records acknowledged");
+            BackgroundProducer background = new BackgroundProducer().start(500);
+            Set<Integer> acknowledged = background.acknowledged;
             cluster.stop(1);
             admin.alterPartitionReassignments(Map.of(new TopicPartition(TOPIC, 0),
                     Optional.of(new NewPartitionReassignment(List.of(4, 2, 3))))).all()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
             awaitTrue(() -> replicas(admin).equals(List.of(4, 2, 3)), "the move completes without broker 1");
-            producing.set(false);
-            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            background.stop();
             // Enough metadata entries that the metadata group snapshots and purges past the completion.
             for (int i = 0; i < 10; i++) {
                 admin.createTopics(List.of(new NewTopic("filler-" + i, 1, (short) 3))).all()
@@ -197,11 +189,8 @@ class ReassignPartitionsIT {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2, 3))))).all()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
-            Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
-            AtomicBoolean producing = new AtomicBoolean(true);
-            Thread producer = new Thread(() -> produce(acknowledged, producing), "reassign-it-producer");
-            producer.start();
-            awaitTrue(() -> acknowledged.size() >= 500, "the first records acknowledged");
+            BackgroundProducer background = new BackgroundProducer().start(500);
+            Set<Integer> acknowledged = background.acknowledged;
 
             cluster.addBroker(dir, settings);
             awaitTrue(() -> brokerCount(admin) == 4, "the fourth broker registered");
@@ -209,8 +198,7 @@ class ReassignPartitionsIT {
                     Optional.of(new NewPartitionReassignment(List.of(4, 2, 3))))).all()
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
             awaitTrue(() -> replicas(admin).equals(List.of(4, 2, 3)), "the move onto the new broker completes");
-            producing.set(false);
-            producer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            background.stop();
             produceNow(acknowledged, AFTER_MOVE, "after the move");
 
             cluster.stop(4);
@@ -288,6 +276,25 @@ class ReassignPartitionsIT {
                     throw new AssertionError("record " + (first + i) + " produced " + when + " failed", e);
                 }
             }
+        }
+    }
+
+    /** The producer that writes while a move runs, and the values it had acknowledged. */
+    private final class BackgroundProducer {
+        private final Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
+        private final AtomicBoolean producing = new AtomicBoolean(true);
+        private final Thread thread = new Thread(() -> produce(acknowledged, producing), "reassign-it-producer");
+
+        /** Starts it and waits for its first {@code firstAcknowledged} records to be acknowledged. */
+        BackgroundProducer start(int firstAcknowledged) throws InterruptedException {
+            thread.start();
+            awaitTrue(() -> acknowledged.size() >= firstAcknowledged, "the first records acknowledged");
+            return this;
+        }
+
+        void stop() throws InterruptedException {
+            producing.set(false);
+            thread.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         }
     }
 
