@@ -418,13 +418,21 @@ public final class Log implements Closeable {
      * {@code retention.bytes}. Advances the log start offset; returns the number of segments deleted.
      */
     public int deleteExpired(long nowMs) {
+        return deleteExpired(nowMs, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #deleteExpired(long)}, deleting only segments that end at or below {@code upToOffset}: batches above
+     * the high watermark may still be truncated by Raft, and are never retention's to delete.
+     */
+    public int deleteExpired(long nowMs, long upToOffset) {
         checkWriter();
         checkHealthy();
         closeRetired();
         int deleted = 0;
         try {
             if (config.retentionMs() != LogConfig.RETENTION_UNLIMITED) {
-                while (segments.size() > 1) {
+                while (segments.size() > 1 && secondSegmentBase() <= upToOffset) {
                     long newest = segments.firstEntry().getValue().maxTimestamp();
                     if (newest == NO_TIMESTAMP || nowMs - newest <= config.retentionMs()) {
                         break;
@@ -435,8 +443,8 @@ public final class Log implements Closeable {
             }
             if (config.retentionBytes() != LogConfig.RETENTION_UNLIMITED) {
                 long total = sizeBytes();
-                while (segments.size() > 1 && total - segments.firstEntry().getValue().sizeBytes()
-                        >= config.retentionBytes()) {
+                while (segments.size() > 1 && secondSegmentBase() <= upToOffset
+                        && total - segments.firstEntry().getValue().sizeBytes() >= config.retentionBytes()) {
                     total -= deleteOldest();
                     deleted++;
                 }
@@ -448,6 +456,11 @@ public final class Log implements Closeable {
             throw new StorageException("retention in " + directory + " failed", e);
         }
         return deleted;
+    }
+
+    /** Where the oldest segment ends: the base offset of the one after it (callers check there is one). */
+    private long secondSegmentBase() {
+        return segments.higherKey(segments.firstKey());
     }
 
     /**
@@ -502,6 +515,19 @@ public final class Log implements Closeable {
      * ({@link RollPlan}), so the replayed log has the same segments even where compaction shrank that segment.
      */
     public long truncateTo(long offset) {
+        return truncateTo(offset, true);
+    }
+
+    /**
+     * Removes batches from {@code offset} on that Raft never committed (a placed tail that a new leader replaced, or
+     * that was written before a crash and never entered the Raft log), as {@link #truncateTo(long)} but without a
+     * roll plan: what comes next is different batches, not a replay of the same ones.
+     */
+    public long truncateUncommittedTo(long offset) {
+        return truncateTo(offset, false);
+    }
+
+    private long truncateTo(long offset, boolean planRoll) {
         checkWriter();
         checkHealthy();
         if (offset >= logEndOffset) {
@@ -518,7 +544,7 @@ public final class Log implements Closeable {
             checkpoint.write(lowered, false);
             flushedOffset = lowered;
             Long segmentEnd = segments.higherKey(target.baseOffset());
-            if (segmentEnd != null) {
+            if (segmentEnd != null && planRoll) {
                 rollPlan.set(segmentEnd);
             }
             while (segments.lastKey() > target.baseOffset()) {
@@ -850,9 +876,24 @@ public final class Log implements Closeable {
     }
 
     public List<SegmentExtent> segmentExtents() {
+        return segmentExtents(Long.MAX_VALUE);
+    }
+
+    /**
+     * The extents of the segments' bytes below {@code upToOffset}, a batch boundary (the high watermark): segments
+     * wholly above it are left out, the one it falls in is cut there. Writer thread.
+     */
+    public List<SegmentExtent> segmentExtents(long upToOffset) {
         List<SegmentExtent> extents = new ArrayList<>(segments.size());
         for (Segment segment : segments.values()) {
-            extents.add(new SegmentExtent(segment.baseOffset(), segment.sizeBytes()));
+            if (segment.baseOffset() >= upToOffset && !extents.isEmpty()) {
+                break;
+            }
+            try {
+                extents.add(new SegmentExtent(segment.baseOffset(), segment.positionOf(upToOffset)));
+            } catch (IOException e) {
+                throw new StorageException("finding offset " + upToOffset + " in " + segment.logPath() + " failed", e);
+            }
         }
         return extents;
     }

@@ -388,6 +388,14 @@ final class Segment {
         return newNextOffset;
     }
 
+    /** The position where the batch holding {@code offset} starts: 0 at or below the base, the size at the end. */
+    int positionOf(long offset) throws IOException {
+        if (offset >= nextOffset) {
+            return sizeBytes;
+        }
+        return offset <= baseOffset ? 0 : seek(new BatchHeader(), offset, sizeBytes);
+    }
+
     /**
      * The position of the batch that contains {@code offset} (or the first batch after it), scanning headers
      * from the nearest index entry; {@code limit} bounds the bytes looked at. Leaves that batch in {@code header}.

@@ -16,6 +16,27 @@ public sealed interface Command {
     record Append(ByteBuffer batch, long appendTimeMs) implements Command {
     }
 
+    /**
+     * An {@link Append} whose place the leader decided before replication (the write-once path, docs/write-path.md):
+     * the batch is the Raft entry's state machine data, which every replica writes into its segment at
+     * {@code baseOffset} as the entry is appended to its Raft log; this header is all the Raft log keeps. Applying
+     * it only makes the batch visible (the high watermark) and records the producer's batch.
+     */
+    record AppendAt(long baseOffset, long appendTimeMs, int sizeBytes, int crc, int lastOffsetDelta, long producerId,
+            short producerEpoch, int firstSequence, int lastSequence, long maxTimestamp) implements Command {
+        public long lastOffset() {
+            return baseOffset + lastOffsetDelta;
+        }
+    }
+
+    /** The leader found the batch already placed (an idempotent retry): answered with the original's offsets. */
+    record AppendDuplicate(long baseOffset, long lastOffset) implements Command {
+    }
+
+    /** The leader refused the batch (a sequence or epoch error): answered with the error, nothing appended. */
+    record AppendRefused(dev.cairn.protocol.ErrorCode error, String reason) implements Command {
+    }
+
     /** Stores a consumer group's committed offset for this partition. */
     record CommitOffset(String groupId, long offset, int leaderEpoch, String metadata, long commitTimeMs)
             implements Command {

@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
  *   DeleteRecords     (5): offset i64
  *   Reconfigure       (6): count i32, count x (name str, value str), names in order
  *   Compact           (7): dirtyFromOffset i64, upToOffset i64, nowMs i64
+ *   AppendAt, AppendDuplicate, AppendRefused (8-10): the leader's placements, see {@link PlacementCodec}
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
@@ -43,7 +44,7 @@ import java.nio.charset.StandardCharsets;
  * The Append body keeps the batch verbatim at the end so decoding is a slice, not a copy.
  */
 public final class CommandCodec {
-    static final byte FORMAT_VERSION = 1;
+    public static final byte FORMAT_VERSION = 1;
     private static final byte APPEND = 1;
     private static final byte COMMIT_OFFSET = 2;
     private static final byte ENFORCE_RETENTION = 3;
@@ -148,7 +149,7 @@ public final class CommandCodec {
     }
 
     /** Bytes before the batch in an Append command: format version, type, append time. */
-    static final int APPEND_HEADER_BYTES = 2 + 8;
+    public static final int APPEND_HEADER_BYTES = 2 + 8;
 
     /**
      * The command as parts to be sent as one entry without joining them: an Append is its 10-byte header and the
@@ -217,7 +218,7 @@ public final class CommandCodec {
                     }
                     return new DeleteOffset(deletedGroup);
                 default:
-                    throw new CommandFormatException("unknown partition command type " + type);
+                    return PlacementCodec.decodeBody(type, in);
             }
         } catch (BufferUnderflowException e) {
             throw new CommandFormatException("partition command truncated");
@@ -353,15 +354,15 @@ public final class CommandCodec {
         }
     }
 
-    private static byte[] utf8(String text) {
+    static byte[] utf8(String text) {
         return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static int stringSize(byte[] bytes) {
+    static int stringSize(byte[] bytes) {
         return 4 + (bytes == null ? 0 : bytes.length);
     }
 
-    private static void putString(ByteBuffer out, byte[] bytes) {
+    static void putString(ByteBuffer out, byte[] bytes) {
         if (bytes == null) {
             out.putInt(-1);
             return;
@@ -383,7 +384,7 @@ public final class CommandCodec {
         return strings;
     }
 
-    private static String getString(ByteBuffer in) {
+    static String getString(ByteBuffer in) {
         int length = in.getInt();
         if (length == -1) {
             return null;

@@ -81,4 +81,31 @@ public final class LeaderEpochs {
     public synchronized void clear() {
         starts.clear();
     }
+
+    /** Bytes read at a time when rebuilding the epochs from the log. */
+    private static final int EPOCH_SCAN_BYTES = 1 << 20;
+
+    /** Replaces the epochs with those the batches of {@code log} below {@code upToOffset} carry (old snapshots). */
+    void rebuildFrom(dev.cairn.broker.log.Log log, long upToOffset) {
+        clear();
+        long offset = log.logStartOffset();
+        dev.cairn.protocol.record.RecordBatch batch = new dev.cairn.protocol.record.RecordBatch();
+        try {
+            while (offset < upToOffset) {
+                dev.cairn.broker.log.LogSlice slice = log.read(offset, EPOCH_SCAN_BYTES, upToOffset);
+                if (slice.isEmpty()) {
+                    break;
+                }
+                java.nio.ByteBuffer bytes = slice.readBytes();
+                for (int position = bytes.position(); position < bytes.limit(); ) {
+                    batch.wrap(bytes, position);
+                    onAppended(batch.partitionLeaderEpoch(), batch.baseOffset());
+                    position += batch.sizeInBytes();
+                }
+                offset = slice.nextOffset();
+            }
+        } catch (java.io.IOException | dev.cairn.protocol.wire.DecodeException e) {
+            throw new dev.cairn.broker.io.StorageException("reading leader epochs from " + log, e);
+        }
+    }
 }

@@ -6,19 +6,16 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.Append;
+import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.Command.CommitOffset;
 import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.Command.Reconfigure;
-import dev.cairn.broker.partition.SequenceCheck.Duplicate;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
-import dev.cairn.broker.partition.SequenceCheck.Reject;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.RecordBatch;
-import dev.cairn.protocol.record.RecordBatchDescriptor;
-import dev.cairn.protocol.wire.DecodeException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -50,9 +47,15 @@ public final class Partition {
     /** The topic configs the partition was created with: what the log follows before any Reconfigure. */
     private final Map<String, String> initialTopicConfigs;
     private volatile Map<String, String> topicConfigs;
-    private long appliedRaftIndex;
-    /** Bytes read at a time when rebuilding the leader epochs from the log (snapshots from before format 5). */
-    private static final int EPOCH_SCAN_BYTES = 1 << 20;
+    private final PlacedBatches placed;
+    /**
+     * Guards the log, the producer state and the high watermark: placed batches are written from Raft's append path
+     * (any thread, in log order) while committed entries apply on the apply thread.
+     */
+    private final Object writeLock = new Object();
+    private volatile long appliedRaftIndex;
+    /** One past the last committed offset: readers stop here; placed batches may lie beyond it. */
+    private volatile long highWatermark;
 
     /** A partition whose log was opened with its configs as they are, and is never reconfigured from others. */
     public Partition(String topic, int partition, Log log, OffsetStore offsets) {
@@ -74,6 +77,7 @@ public final class Partition {
         this.initialTopicConfigs = Map.copyOf(initialTopicConfigs);
         this.topicConfigs = this.initialTopicConfigs;
         this.compaction = new PartitionCompaction(log);
+        this.placed = new PlacedBatches(log);
     }
 
     public String topic() {
@@ -100,19 +104,17 @@ public final class Partition {
      * @param leaderEpoch the entry's Raft term, stamped into appended batches as their partitionLeaderEpoch
      */
     public Result apply(long raftIndex, int leaderEpoch, Command command) {
+        return apply(raftIndex, leaderEpoch, command, false);
+    }
+
+    /**
+     * As {@link #apply(long, int, Command)}; {@code replayed} says the entry came back from the Raft log without its
+     * data (a restart), so a placed batch is checked byte for byte rather than only for presence.
+     */
+    public Result apply(long raftIndex, int leaderEpoch, Command command, boolean replayed) {
         Invariant.check(raftIndex > appliedRaftIndex, "raft index %d applied after %d", raftIndex, appliedRaftIndex);
-        appliedRaftIndex = raftIndex;
-        if (command instanceof Append append) {
-            return applyAppend(leaderEpoch, append);
-        }
-        if (command instanceof EnforceRetention retention) {
-            log.tick(retention.nowMs());
-            int deleted = log.deleteExpired(retention.nowMs());
-            producers.onLogTruncatedBelow(log.logStartOffset());
-            leaderEpochs.onLogStartMoved(log.logStartOffset());
-            return new Result.Retained(log.logStartOffset(), deleted);
-        }
         if (command instanceof CommitOffset commit) {
+            appliedRaftIndex = raftIndex;
             // The store keeps this group's applied Raft index with the offsets, in one atomic write, and ignores
             // a replayed entry it already holds (it returns false then): either way the commit is in place.
             offsets.commit(topic, partition, raftIndex, Map.of(commit.groupId(),
@@ -120,11 +122,45 @@ public final class Partition {
                             commit.leaderEpoch())));
             return Result.OFFSET_COMMITTED;
         }
+        if (command instanceof DeleteOffset delete) {
+            appliedRaftIndex = raftIndex;
+            boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
+            offsets.delete(topic, partition, raftIndex, delete.groupId());
+            return new Result.OffsetDeleted(existed);
+        }
+        synchronized (writeLock) {
+            log.claimWriter();
+            Result result = applyToLog(leaderEpoch, command, replayed);
+            appliedRaftIndex = raftIndex;
+            return result;
+        }
+    }
+
+    private Result applyToLog(int leaderEpoch, Command command, boolean replayed) {
+        if (command instanceof AppendAt at) {
+            return applyPlaced(leaderEpoch, at, replayed);
+        }
+        if (command instanceof Command.AppendDuplicate duplicate) {
+            return new Result.Appended(duplicate.baseOffset(), duplicate.lastOffset(), -1, log.logStartOffset(), true);
+        }
+        if (command instanceof Command.AppendRefused refused) {
+            return new Result.Rejected(refused.error(), refused.reason());
+        }
+        if (command instanceof Append append) {
+            return applyAppend(leaderEpoch, append);
+        }
+        if (command instanceof EnforceRetention retention) {
+            log.tick(retention.nowMs());
+            int deleted = log.deleteExpired(retention.nowMs(), highWatermark);
+            producers.onLogTruncatedBelow(log.logStartOffset());
+            leaderEpochs.onLogStartMoved(log.logStartOffset());
+            return new Result.Retained(log.logStartOffset(), deleted);
+        }
         if (command instanceof DeleteRecords delete) {
-            long target = delete.offset() == DeleteRecords.HIGH_WATERMARK ? log.logEndOffset() : delete.offset();
-            if (target < 0 || target > log.logEndOffset()) {
+            long target = delete.offset() == DeleteRecords.HIGH_WATERMARK ? highWatermark : delete.offset();
+            if (target < 0 || target > highWatermark) {
                 return new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, "cannot delete records below " + target
-                        + ": the log ends at " + log.logEndOffset());
+                        + ": the log ends at " + highWatermark);
             }
             int deleted = log.deleteRecordsBefore(target);
             producers.onLogTruncatedBelow(log.logStartOffset());
@@ -135,12 +171,7 @@ public final class Partition {
             return reconfigure(reconfigure.topicConfigs());
         }
         if (command instanceof Command.Compact compact) {
-            return compaction.apply(compact, CompactionConfig.of(topicConfigs));
-        }
-        if (command instanceof DeleteOffset delete) {
-            boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
-            offsets.delete(topic, partition, raftIndex, delete.groupId());
-            return new Result.OffsetDeleted(existed);
+            return compaction.apply(compact, CompactionConfig.of(topicConfigs), highWatermark);
         }
         throw new IllegalArgumentException("unknown command " + command);
     }
@@ -162,50 +193,70 @@ public final class Partition {
         return Result.RECONFIGURED;
     }
 
+    /**
+     * An append in the old format (the batch in the Raft log, placed as it applies): entries written before the
+     * write-once path, and the Maelstrom node, whose partition log is in memory and so cannot be where batches live.
+     */
     private Result applyAppend(int leaderEpoch, Append append) {
-        RecordBatch batch;
-        try {
-            batch = header.wrap(append.batch(), append.batch().position());
-        } catch (DecodeException e) {
-            // The leader validated the batch before replication; reaching here means a bug, answered the same
-            // way on every replica so that they stay identical.
-            return new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "replicated batch unreadable: " + e.getMessage());
+        Command placement = AppendPlanner.decide(append, producers, highWatermark, header);
+        if (placement instanceof AppendAt at) {
+            placed.place(at, append.batch(), leaderEpoch, highWatermark, true);
+            return applyPlaced(leaderEpoch, at, false);
         }
-        if (batch.sizeInBytes() != append.batch().remaining() || batch.magic() != RecordBatchDescriptor.MAGIC_V2) {
-            return new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, "replicated entry is not exactly one v2 batch");
+        return applyToLog(leaderEpoch, placement, false);
+    }
+
+    /** A placed batch commits: it is in the log already (checked), and becomes visible to readers. */
+    private Result applyPlaced(int leaderEpoch, AppendAt at, boolean replayed) {
+        Invariant.check(at.baseOffset() == highWatermark, "batch placed at %d commits at the high watermark %d",
+                at.baseOffset(), highWatermark);
+        placed.checkCommitted(at, replayed && !CompactionConfig.of(topicConfigs).compacted());
+        if (at.producerId() >= 0) {
+            producers.onAppended(at.producerId(), at.producerEpoch(), new ProducerBatch(at.firstSequence(),
+                    at.lastSequence(), at.baseOffset(), at.lastOffset(), at.maxTimestamp()));
         }
-        long producerId = batch.producerId();
-        short producerEpoch = batch.producerEpoch();
-        int firstSequence = batch.baseSequence();
-        int lastSequence = batch.lastSequence();
-        int lastOffsetDelta = batch.lastOffsetDelta();
-        long maxTimestamp = batch.maxTimestamp();
-        boolean idempotent = producerId >= 0;
-        if (idempotent) {
-            SequenceCheck check = producers.check(producerId, producerEpoch, firstSequence, lastSequence);
-            if (check instanceof Duplicate duplicate) {
-                ProducerBatch original = duplicate.original();
-                return new Result.Appended(original.baseOffset(), original.lastOffset(), -1, log.logStartOffset(),
-                        true);
-            }
-            if (check instanceof Reject reject) {
-                return new Result.Rejected(reject.error(), reject.reason());
-            }
+        leaderEpochs.onAppended(leaderEpoch, at.baseOffset());
+        highWatermark = at.lastOffset() + 1;
+        log.maybeFlush(at.appendTimeMs());
+        return new Result.Appended(at.baseOffset(), at.lastOffset(), -1, log.logStartOffset(), false);
+    }
+
+    // ---------------------------------------------------------------- placed batches (Raft's append path)
+
+    /** Writes a batch the leader placed, as its Raft entry is appended on this replica (any thread, log order). */
+    public void place(AppendAt at, ByteBuffer batch, int leaderEpoch) {
+        synchronized (writeLock) {
+            log.claimWriter();
+            placed.place(at, batch, leaderEpoch, highWatermark, false);
         }
-        long baseOffset = log.logEndOffset();
-        // Time-based rolling compares the incoming batch's timestamp with the segment's first one, as Kafka does;
-        // against the append time, a producer writing old timestamps (a replay, a mirror) rolled on every append.
-        log.maybeRoll(maxTimestamp);
-        // The entry's bytes are shared with Raft's log cache: the log writes a patched copy of the header only.
-        log.appendAsNext(append.batch(), leaderEpoch);
-        leaderEpochs.onAppended(leaderEpoch, baseOffset);
-        log.maybeFlush(append.appendTimeMs());
-        long lastOffset = baseOffset + lastOffsetDelta;
-        if (idempotent) {
-            producers.onAppended(producerId, producerEpoch,
-                    new ProducerBatch(firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp));
+    }
+
+    /** A placed batch as the log holds it, for a follower whose entries left Raft's cache; any thread. */
+    public ByteBuffer readPlaced(AppendAt at) {
+        return placed.read(at);
+    }
+
+    /** Forces the log to disk (before Raft acknowledges, when every acknowledged write is fsynced). */
+    public void flush() {
+        synchronized (writeLock) {
+            log.claimWriter();
+            log.flush();
         }
-        return new Result.Appended(baseOffset, lastOffset, -1, log.logStartOffset(), false);
+    }
+
+    /** The applied state a leader plans placements from: a copy, consistent at {@code appliedRaftIndex}. */
+    public CommittedView committedView() {
+        synchronized (writeLock) {
+            ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
+            producers.writeTo(state);
+            ProducerStateTable copy = new ProducerStateTable();
+            copy.readFrom(state.flip());
+            return new CommittedView(appliedRaftIndex, highWatermark, copy);
+        }
+    }
+
+    /** See {@link #committedView()}. */
+    public record CommittedView(long appliedRaftIndex, long highWatermark, ProducerStateTable producers) {
     }
 
     // ---------------------------------------------------------------- readers (any thread)
@@ -215,9 +266,9 @@ public final class Partition {
         return log.read(fetchOffset, maxBytes, highWatermark());
     }
 
-    /** Everything applied is committed, so the high watermark is the log end offset. */
+    /** One past the last committed offset; placed batches may lie beyond it in the log. */
     public long highWatermark() {
-        return log.logEndOffset();
+        return highWatermark;
     }
 
     public long logStartOffset() {
@@ -256,8 +307,10 @@ public final class Partition {
         return log.maxTimestamp();
     }
 
+    /** As {@link Log#offsetForTimestamp}, among committed batches only. */
     public OptionalLong offsetForTimestamp(long timestampMs) {
-        return log.offsetForTimestamp(timestampMs);
+        OptionalLong found = log.offsetForTimestamp(timestampMs);
+        return found.isPresent() && found.getAsLong() >= highWatermark ? OptionalLong.empty() : found;
     }
 
     /** The compaction pass the leader should submit now, if the topic is compacted and one is due; any thread. */
@@ -283,21 +336,26 @@ public final class Partition {
      * store holds exactly the state at this index).
      */
     public PartitionSnapshot snapshot() {
-        log.flush();
-        ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
-        producers.writeTo(state);
-        return new PartitionSnapshot(log.logStartOffset(), log.logEndOffset(), state.array(),
-                offsets.fetchAll(topic, partition), log.segmentExtents(), topicConfigs, leaderEpochs.toMap());
+        synchronized (writeLock) {
+            log.claimWriter();
+            log.flush();
+            ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
+            producers.writeTo(state);
+            return new PartitionSnapshot(log.logStartOffset(), highWatermark, state.array(),
+                    offsets.fetchAll(topic, partition), log.segmentExtents(highWatermark), topicConfigs,
+                    leaderEpochs.toMap());
+        }
     }
 
     /**
-     * Rewinds to a snapshot taken at {@code raftIndex}: anything appended after it is truncated, since Raft
-     * replays those entries and replay appends them again, byte for byte.
+     * Rewinds to a snapshot taken at {@code raftIndex}: the high watermark goes back to the snapshot's end, and
+     * Raft replays the entries after it. Batches beyond it stay: placed ones are what the replayed entries commit
+     * (they are checked as they do); an entry of the old format cuts them and appends its batch again.
      */
     public void restore(long raftIndex, PartitionSnapshot snapshot) {
         Invariant.check(log.logEndOffset() >= snapshot.logEndOffset(), "log ends at %d, before the snapshot's %d: "
                 + "flushed data was lost", log.logEndOffset(), snapshot.logEndOffset());
-        log.truncateTo(snapshot.logEndOffset());
+        highWatermark = snapshot.logEndOffset();
         // Records deleted (DeleteRecords) below the snapshot's start stay deleted; the log does not record it.
         log.deleteRecordsBefore(snapshot.logStartOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
@@ -313,26 +371,7 @@ public final class Partition {
             leaderEpochs.onLogStartMoved(log.logStartOffset());
             return;
         }
-        leaderEpochs.clear();
-        long offset = log.logStartOffset();
-        RecordBatch batch = new RecordBatch();
-        try {
-            while (offset < log.logEndOffset()) {
-                LogSlice slice = log.read(offset, EPOCH_SCAN_BYTES, log.logEndOffset());
-                if (slice.isEmpty()) {
-                    break;
-                }
-                ByteBuffer bytes = slice.readBytes();
-                for (int position = bytes.position(); position < bytes.limit(); ) {
-                    batch.wrap(bytes, position);
-                    leaderEpochs.onAppended(batch.partitionLeaderEpoch(), batch.baseOffset());
-                    position += batch.sizeInBytes();
-                }
-                offset = slice.nextOffset();
-            }
-        } catch (java.io.IOException | DecodeException e) {
-            throw new dev.cairn.broker.io.StorageException("reading " + this + "'s leader epochs from its log", e);
-        }
+        leaderEpochs.rebuildFrom(log, highWatermark);
     }
 
     /** The configs as of the snapshot; one without them predates reconfiguration, so the initial ones held. */
@@ -354,14 +393,15 @@ public final class Partition {
                 log.logStartOffset(), log.logEndOffset(), snapshot.logStartOffset(), snapshot.logEndOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
+        highWatermark = snapshot.logEndOffset();
         restoreTopicConfigs(snapshot);
         restoreLeaderEpochs(snapshot);
         appliedRaftIndex = raftIndex;
     }
 
-    /** Without a snapshot Raft replays from its first entry, so the log restarts empty. */
+    /** Without a snapshot Raft replays from its first entry: nothing is committed until it does. */
     public void restoreEmpty() {
-        log.truncateTo(0);
+        highWatermark = 0;
         leaderEpochs.clear();
         reconfigure(initialTopicConfigs);
         appliedRaftIndex = 0;
@@ -374,8 +414,10 @@ public final class Partition {
 
     /** Closes the log; Ratis closes a group on its own thread, which takes over the writer role to do so. */
     public void close() {
-        log.claimWriter();
-        log.close();
+        synchronized (writeLock) {
+            log.claimWriter();
+            log.close();
+        }
     }
 
     @Override

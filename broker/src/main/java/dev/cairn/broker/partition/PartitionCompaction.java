@@ -41,11 +41,11 @@ final class PartitionCompaction {
     }
 
     /** Applies a replicated pass; a topic that is not compacted (any more) is left as it is. Apply thread. */
-    Result.Compacted apply(Command.Compact compact, CompactionConfig config) {
+    Result.Compacted apply(Command.Compact compact, CompactionConfig config, long highWatermark) {
         if (!config.compacted()) {
             return NOTHING;
         }
-        long upTo = Math.min(compact.upToOffset(), log.logEndOffset());
+        long upTo = Math.min(compact.upToOffset(), highWatermark);
         LogCleaner.Outcome outcome = cleaner.clean(log, compact.dirtyFromOffset(), upTo, compact.nowMs(),
                 config.deleteRetentionMs());
         if (outcome.segmentsCleaned() > 0) {

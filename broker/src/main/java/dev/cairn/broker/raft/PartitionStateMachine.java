@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
@@ -22,6 +23,7 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +50,16 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private final Runnable onAppended;
     private final PartitionSnapshotStorage storage = new PartitionSnapshotStorage();
     private final SnapshotByBytes snapshotByBytes;
+    /** Null when batches stay in the Raft log (the old format, for an in-memory partition log). */
+    private final WriteOncePath writeOnce;
+    private final boolean fsyncBeforeAck;
+    /**
+     * Completes when a snapshot installation that paused this machine is in place: Ratis appends the leader's next
+     * entries while its apply thread has yet to install it, and their batches must go after the snapshot's.
+     */
+    private volatile CompletableFuture<Void> installing = CompletableFuture.completedFuture(null);
+    /** The last write that waited for an installation; later writes follow it, in log order. */
+    private CompletableFuture<Void> deferredWrites = CompletableFuture.completedFuture(null);
     private volatile Partition partition;
     private volatile StorageException offline;
     private volatile int snapshotsInstalled;
@@ -59,18 +71,23 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * @param onAppended runs on the apply thread after each append (wakes parked fetches); must be quick
      */
     public PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended) {
-        this(opener, logDirectory, onAppended, SnapshotByBytes.never());
+        this(opener, logDirectory, onAppended, SnapshotByBytes.never(), false, false);
     }
 
     /**
      * @param snapshotByBytes asks Ratis for a snapshot once this many bytes of entries were applied since the last
+     * @param writeOnce batches go into the partition's segments as their entries are appended, and the Raft log keeps
+     *     only where they went (docs/write-path.md); otherwise the Raft log holds them and applying appends them
+     * @param fsyncBeforeAck with writeOnce: the segments are forced before Raft counts an entry as flushed
      */
     PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended,
-            SnapshotByBytes snapshotByBytes) {
+            SnapshotByBytes snapshotByBytes, boolean writeOnce, boolean fsyncBeforeAck) {
         this.opener = opener;
         this.logDirectory = logDirectory;
         this.onAppended = onAppended;
         this.snapshotByBytes = snapshotByBytes;
+        this.writeOnce = writeOnce ? new WriteOncePath() : null;
+        this.fsyncBeforeAck = fsyncBeforeAck;
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
@@ -104,6 +121,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
 
     @Override
     public void pause() {
+        installing = new CompletableFuture<>();
         StateMachineLifecycle.pause(this);
     }
 
@@ -119,6 +137,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             restore(snapshot);
         }
         StateMachineLifecycle.resumed(this);
+        installing.complete(null);
     }
 
     /** Rewinds the local log to a snapshot this replica took itself (or to empty without one). */
@@ -169,11 +188,110 @@ public final class PartitionStateMachine extends BaseStateMachine {
         return storage;
     }
 
+    // ---------------------------------------------------------------- the write-once path (WriteOncePath)
+
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        if (writeOnce == null || offline != null) {
+            return super.startTransaction(request);
+        }
+        return writeOnce.startTransaction(this, getServer().join().getDivision(getGroupId()), partition, request);
+    }
+
+    @Override
+    public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
+        if (writeOnce != null) {
+            writeOnce.onAppending(trx);
+        }
+        return trx;
+    }
+
+    @Override
+    public TransactionContext cancelTransaction(TransactionContext trx) throws IOException {
+        if (writeOnce != null) {
+            writeOnce.onCancelled(trx);
+        }
+        return trx;
+    }
+
+    /** Every replica, as an entry with a batch is appended to its Raft log (in log order): the batch goes in place. */
+    @Override
+    public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
+        if (!(WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        synchronized (this) {
+            if (!installing.isDone() || !deferredWrites.isDone()) {
+                deferredWrites = CompletableFuture.allOf(installing, deferredWrites).thenRun(() -> place(entry, at));
+                return deferredWrites;
+            }
+        }
+        try {
+            place(entry, at);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void place(LogEntryProto entry, Command.AppendAt at) {
+        Partition p = partition;
+        if (offline != null || p == null) {
+            throw new IllegalStateException(this + " is offline: the batch of Raft entry " + entry.getIndex()
+                    + " is not written");
+        }
+        try {
+            p.place(at, WriteOncePath.dataOf(entry), (int) entry.getTerm());
+        } catch (RuntimeException e) {
+            LOG.error("{}: writing the batch of Raft entry {} failed", p, entry.getIndex(), e);
+            throw e;
+        }
+    }
+
+    /** A follower's entry that left Raft's cache: its batch is read back from the segment. */
+    @Override
+    public CompletableFuture<ByteString> read(LogEntryProto entry, TransactionContext context) {
+        Partition p = partition;
+        try {
+            if (p != null && WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at) {
+                return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(p.readPlaced(at)));
+            }
+            return CompletableFuture.failedFuture(new StateMachineException("Raft entry " + entry.getIndex()
+                    + " of " + p + " has no batch to read"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Before Raft counts entries as flushed: forces the segments when every acknowledged write is fsynced. */
+    @Override
+    public CompletableFuture<Void> flush(long logIndex) {
+        Partition p = partition;
+        if (fsyncBeforeAck && p != null && offline == null) {
+            try {
+                p.flush();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Raft cut its log from {@code index} (the first entry removed). The batches those entries placed are left in the
+     * segment, above the high watermark where no reader looks: the next placement cuts them (PlacedBatches.place).
+     */
+    @Override
+    public CompletableFuture<Void> truncate(long index) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    // ---------------------------------------------------------------- applying committed entries
+
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         maybeClaimWriter();
-        snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
         Result result;
         if (offline != null) {
             updateLastAppliedTermIndex(TermIndex.valueOf(entry));
@@ -185,8 +303,13 @@ public final class PartitionStateMachine extends BaseStateMachine {
             // one buffer would be a copy of it.
             Command command = CommandCodec.decodeCommand(
                     entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBufferList());
-            result = partition.apply(entry.getIndex(), (int) entry.getTerm(), command);
+            boolean replayed = command instanceof Command.AppendAt && entry.getStateMachineLogEntry()
+                    .getStateMachineEntry().getStateMachineData().isEmpty();
+            snapshotByBytes.onApplied(command instanceof Command.AppendAt at ? at.sizeBytes()
+                    : entry.getStateMachineLogEntry().getLogData().size());
+            result = partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed);
         } catch (CommandFormatException e) {
+            snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
         } catch (StorageException e) {
             offline = e;

@@ -69,6 +69,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final LogConfig logConfig;
     private final OffsetStore offsets;
     private final long snapshotIntervalBytes;
+    /** Batches are written once, into the segments (an on-disk Raft log), and acknowledged per fsyncBeforeAck. */
+    private final boolean writeOnce;
+    private final boolean fsyncBeforeAck;
     private final LocalPartitionIndex index;
     private final ClusterMetadata metadata;
     private final RaftHost host;
@@ -100,6 +103,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.logConfig = logConfig;
         this.offsets = offsets;
         this.snapshotIntervalBytes = settings.snapshotIntervalBytes();
+        this.writeOnce = !settings.useMemoryLog();
+        this.fsyncBeforeAck = settings.fsyncBeforeAck();
         Files.createDirectories(logsDir);
         this.index = new LocalPartitionIndex(dataDir);
         this.metadata = new ClusterMetadata(this::onMetadataChange);
@@ -138,7 +143,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                         logConfig, entry.configs()),
                 partitionDir(tp),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)),
-                new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)));
+                new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)),
+                writeOnce, fsyncBeforeAck);
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
         return machine;

@@ -28,6 +28,9 @@ public sealed interface SubmitResult {
         }
         if (!reply.isSuccess()) {
             RaftException exception = reply.getException();
+            if (WriteOncePath.appendedNothing(exception)) {
+                return new NotLeader(null);   // the leader could not place it yet: retriable, nothing appended
+            }
             return new Failed(exception != null ? exception : new IllegalStateException("unsuccessful reply"));
         }
         return new Applied(reply.getMessage().getContent().asReadOnlyByteBuffer());

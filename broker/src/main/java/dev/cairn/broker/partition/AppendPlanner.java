@@ -1,0 +1,110 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.broker.partition.Command.Append;
+import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.broker.partition.Command.AppendDuplicate;
+import dev.cairn.broker.partition.Command.AppendRefused;
+import dev.cairn.broker.partition.SequenceCheck.Duplicate;
+import dev.cairn.broker.partition.SequenceCheck.Reject;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.record.RecordBatch;
+import dev.cairn.protocol.record.RecordBatchDescriptor;
+import dev.cairn.protocol.wire.DecodeException;
+
+/**
+ * The leader's view of where the next batch goes (the write-once path, docs/write-path.md): the committed state plus
+ * every batch placed since, so each append is placed (offsets, idempotence) before its Raft entry exists, and every
+ * replica writes it there. Built for one leader term from the applied state and the entries after it
+ * ({@link #reset}, {@link #replay}); placements are made in the order entries are appended ({@link #plan}, then
+ * {@link #onAppending} checks that order). Anything unexpected {@link #invalidate}s it, and the next append
+ * rebuilds it. Thread-safe (plans are made on Raft's append path, resets on the same one).
+ */
+public final class AppendPlanner {
+    private final RecordBatch header = new RecordBatch();
+    private ProducerStateTable producers = new ProducerStateTable();
+    private long term = -1;
+    /** Where the next planned batch goes. */
+    private long nextOffset;
+    /** Where the next batch entering the Raft log must go: behind {@link #nextOffset} by the plans in flight. */
+    private long appendedEnd;
+
+    /** Whether the view is built for {@code currentTerm} and still trusted. */
+    public synchronized boolean isCurrent(long currentTerm) {
+        return term == currentTerm;
+    }
+
+    /** Starts a view for {@code currentTerm} from the applied state; the entries after it follow by replay. */
+    public synchronized void reset(long currentTerm, long highWatermark, ProducerStateTable committedProducers) {
+        term = currentTerm;
+        nextOffset = highWatermark;
+        appendedEnd = highWatermark;
+        producers = committedProducers;
+    }
+
+    /** Takes in a placement already in the Raft log, after the applied state the view was reset to. */
+    public synchronized void replay(AppendAt at) {
+        record(at);
+        appendedEnd = nextOffset;
+    }
+
+    /** Drops the view: the next append rebuilds it. */
+    public synchronized void invalidate() {
+        term = -1;
+    }
+
+    /** Places one append: the entry to replicate instead of it. */
+    public synchronized Command plan(Append append) {
+        Command placement = decide(append, producers, nextOffset, header);
+        if (placement instanceof AppendAt at) {
+            record(at);
+        }
+        return placement;
+    }
+
+    /** The entry placed at {@code at} is entering the Raft log: false when that is not where the log is. */
+    public synchronized boolean onAppending(AppendAt at) {
+        if (at.baseOffset() != appendedEnd) {
+            return false;
+        }
+        appendedEnd = at.lastOffset() + 1;
+        return true;
+    }
+
+    private void record(AppendAt at) {
+        if (at.producerId() >= 0) {
+            producers.onAppended(at.producerId(), at.producerEpoch(), new ProducerBatch(at.firstSequence(),
+                    at.lastSequence(), at.baseOffset(), at.lastOffset(), at.maxTimestamp()));
+        }
+        nextOffset = at.lastOffset() + 1;
+    }
+
+    /**
+     * Where {@code append} goes in a log ending at {@code nextOffset} with producer state {@code producers}: an
+     * {@link AppendAt}, or, for an idempotent retry, an {@link AppendDuplicate} naming the original's offsets, or an
+     * {@link AppendRefused} (sequence and epoch errors, and a batch that is not exactly one v2 batch).
+     */
+    static Command decide(Append append, ProducerStateTable producers, long nextOffset, RecordBatch header) {
+        RecordBatch batch;
+        try {
+            batch = header.wrap(append.batch(), append.batch().position());
+        } catch (DecodeException e) {
+            return new AppendRefused(ErrorCode.CORRUPT_MESSAGE, "replicated batch unreadable: " + e.getMessage());
+        }
+        if (batch.sizeInBytes() != append.batch().remaining() || batch.magic() != RecordBatchDescriptor.MAGIC_V2) {
+            return new AppendRefused(ErrorCode.CORRUPT_MESSAGE, "replicated entry is not exactly one v2 batch");
+        }
+        if (batch.producerId() >= 0) {
+            SequenceCheck check = producers.check(batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
+                    batch.lastSequence());
+            if (check instanceof Duplicate duplicate) {
+                return new AppendDuplicate(duplicate.original().baseOffset(), duplicate.original().lastOffset());
+            }
+            if (check instanceof Reject reject) {
+                return new AppendRefused(reject.error(), reject.reason());
+            }
+        }
+        return new AppendAt(nextOffset, append.appendTimeMs(), batch.sizeInBytes(), (int) batch.checksum(),
+                batch.lastOffsetDelta(), batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
+                batch.lastSequence(), batch.maxTimestamp());
+    }
+}

@@ -1,0 +1,67 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.broker.partition.Command.AppendDuplicate;
+import dev.cairn.broker.partition.Command.AppendRefused;
+import dev.cairn.protocol.ErrorCode;
+import java.nio.ByteBuffer;
+
+/**
+ * The leader's placements of appended batches as Raft log data (the write-once path, docs/write-path.md), in
+ * {@link CommandCodec}'s framing (format version, type, body):
+ *
+ * <pre>
+ *   AppendAt        (8): baseOffset i64, appendTimeMs i64, sizeBytes i32, crc i32, lastOffsetDelta i32,
+ *                        producerId i64, producerEpoch i16, firstSequence i32, lastSequence i32, maxTimestamp i64
+ *   AppendDuplicate (9): baseOffset i64, lastOffset i64
+ *   AppendRefused  (10): errorCode i16, reason str
+ * </pre>
+ *
+ * An AppendAt entry carries its batch as the Raft entry's state machine data, which is never in these bytes.
+ */
+public final class PlacementCodec {
+    static final byte APPEND_AT = 8;
+    static final byte APPEND_DUPLICATE = 9;
+    static final byte APPEND_REFUSED = 10;
+    static final int APPEND_AT_BYTES = 2 + 8 + 8 + 4 + 4 + 4 + 8 + 2 + 4 + 4 + 8;
+
+    private PlacementCodec() {
+    }
+
+    /** Encodes a placement; any other command is an IllegalArgumentException (use {@link CommandCodec}). */
+    public static ByteBuffer encode(Command placement) {
+        if (placement instanceof AppendAt a) {
+            return ByteBuffer.allocate(APPEND_AT_BYTES).put(CommandCodec.FORMAT_VERSION).put(APPEND_AT)
+                    .putLong(a.baseOffset()).putLong(a.appendTimeMs()).putInt(a.sizeBytes()).putInt(a.crc())
+                    .putInt(a.lastOffsetDelta()).putLong(a.producerId()).putShort(a.producerEpoch())
+                    .putInt(a.firstSequence()).putInt(a.lastSequence()).putLong(a.maxTimestamp()).flip();
+        }
+        if (placement instanceof AppendDuplicate d) {
+            return ByteBuffer.allocate(2 + 16).put(CommandCodec.FORMAT_VERSION).put(APPEND_DUPLICATE)
+                    .putLong(d.baseOffset()).putLong(d.lastOffset()).flip();
+        }
+        if (placement instanceof AppendRefused r) {
+            byte[] reason = CommandCodec.utf8(r.reason());
+            ByteBuffer out = ByteBuffer.allocate(2 + 2 + CommandCodec.stringSize(reason))
+                    .put(CommandCodec.FORMAT_VERSION).put(APPEND_REFUSED).putShort(r.error().code());
+            CommandCodec.putString(out, reason);
+            return out.flip();
+        }
+        throw new IllegalArgumentException("not a placement: " + placement);
+    }
+
+    /** The body of a placement of type {@code type}, after the framing; unknown types are CommandFormatException. */
+    static Command decodeBody(byte type, ByteBuffer in) {
+        switch (type) {
+            case APPEND_AT:
+                return new AppendAt(in.getLong(), in.getLong(), in.getInt(), in.getInt(), in.getInt(), in.getLong(),
+                        in.getShort(), in.getInt(), in.getInt(), in.getLong());
+            case APPEND_DUPLICATE:
+                return new AppendDuplicate(in.getLong(), in.getLong());
+            case APPEND_REFUSED:
+                return new AppendRefused(ErrorCode.forCode(in.getShort()), CommandCodec.getString(in));
+            default:
+                throw new CommandFormatException("unknown partition command type " + type);
+        }
+    }
+}
