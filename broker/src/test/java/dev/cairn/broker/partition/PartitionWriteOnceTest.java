@@ -86,7 +86,7 @@ class PartitionWriteOnceTest {
         PartitionSnapshot snapshot = null;
         long next = 0;
         for (int i = 0; i < entries.length; i++) {
-            entries[i] = place(partition, next, batch(1 + i % 4, i), 1);
+            entries[i] = place(partition, next, batch(1 + i % 4), 1);
             next = entries[i].lastOffset() + 1;
             partition.apply(i + 1, 1, entries[i]);
             if (i == 4) {
