@@ -45,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A follower that was down while its leader snapshotted and purged its Raft log past the follower's position
  * catches up by snapshot installation: its segment files end byte-identical to the leader's (CRC32C per file),
  * the committed offsets made while it was down are on it, and it serves every record once the leader is gone.
+ * A follower that lost unflushed segment bytes its Raft log still commits copies them back from the leader.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class SnapshotCatchUpIT {
@@ -106,6 +107,49 @@ class SnapshotCatchUpIT {
         assertEquals(leaderSegments, segmentChecksums(follower), "segment files (CRC32C) differ from the leader's");
 
         // The installed replica serves: without the old leader, every record comes back once, offsets dense.
+        cluster.stop(leader);
+        assertEquals(produced, consumeCountingDenseOffsets(produced));
+    }
+
+    /**
+     * A follower whose machine lost bytes it had not flushed (here: its segment cut short, its recovery point gone,
+     * as a power loss leaves them) while its Raft log kept the entries: as it replays them it finds their batches
+     * missing, copies the committed batches from the leader, and ends byte-identical to it.
+     */
+    @Test
+    void followerThatLostUnflushedBytesCopiesThemFromTheLeader() throws Exception {
+        cluster = InProcessCluster.start(3, dir, Map.of(
+                "raft.snapshot.interval.entries", "1000000",
+                "auto.leader.rebalance.enable", "false",
+                "auto.create.topics.enable", "false"));
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(60, TimeUnit.SECONDS);
+        }
+        long produced = produce(0, 1_500);
+        int leader = leaderOf();
+        int follower = leader % 3 + 1;
+        long endOffset = state(leader).logEndOffset();
+        awaitTrue(() -> stateNow(follower).logEndOffset() == endOffset, "follower has every record");
+        cluster.stop(follower);
+
+        Path logDir = dir.resolve("broker-" + follower).resolve("logs").resolve(TOPIC + "-0");
+        Path segment;
+        try (Stream<Path> files = Files.list(logDir)) {
+            segment = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().reduce((a, b) -> b)
+                    .orElseThrow();
+        }
+        long size = Files.size(segment);
+        try (var channel = java.nio.channels.FileChannel.open(segment, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(size / 3 + 7);   // mid-batch: a torn tail, and most committed batches gone
+        }
+        String base = segment.getFileName().toString().replace(".log", "");
+        Files.deleteIfExists(logDir.resolve("recovery-point"));
+        Files.deleteIfExists(logDir.resolve(base + ".index"));
+        Files.deleteIfExists(logDir.resolve(base + ".timeindex"));
+
+        cluster.restart(follower);
+        awaitTrue(() -> stateNow(follower).logEndOffset() == endOffset, "follower copies back to " + endOffset);
+        assertEquals(segmentChecksums(leader), segmentChecksums(follower), "segment files differ from the leader's");
         cluster.stop(leader);
         assertEquals(produced, consumeCountingDenseOffsets(produced));
     }

@@ -231,6 +231,14 @@ public final class Partition {
         }
     }
 
+    /** Fills a gap in the committed log from {@code fromOffset} with the leader's batches (PlacedBatchException). */
+    public void fill(long fromOffset, ByteBuffer batches) {
+        synchronized (writeLock) {
+            log.claimWriter();
+            placed.fill(fromOffset, batches, highWatermark);
+        }
+    }
+
     /** A placed batch as the log holds it, for a follower whose entries left Raft's cache; any thread. */
     public ByteBuffer readPlaced(AppendAt at) {
         return placed.read(at);

@@ -77,15 +77,47 @@ final class PlacedBatches {
         if (log.logEndOffset() <= at.lastOffset()) {
             throw new PlacedBatchException(log + ": committed batch at offsets " + at.baseOffset() + ".."
                     + at.lastOffset() + " is not in the log, which ends at " + log.logEndOffset()
-                    + " (written but not flushed before the machine crashed?)");
+                    + " (written but not flushed before the machine crashed?)", log.logEndOffset());
         }
         if (verifyBytes && at.baseOffset() >= log.logStartOffset()) {
             ByteBuffer found = headerAt(at);
             if (found.getLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET) != at.baseOffset()
                     || found.getInt(RecordBatchDescriptor.CRC_OFFSET) != at.crc()) {
                 throw new PlacedBatchException(log + ": the batch at offset " + at.baseOffset() + " is not the one the "
-                        + "Raft log committed there");
+                        + "Raft log committed there", at.baseOffset());
             }
+        }
+    }
+
+    /**
+     * Fills a gap from {@code fromOffset} with committed batches copied from the leader ({@code batches}, whole
+     * batches with their offsets, as the leader's log holds them): whatever this log holds from there is cut first.
+     */
+    void fill(long fromOffset, ByteBuffer batches, long highWatermark) {
+        Invariant.check(fromOffset >= highWatermark, "filling from %d below the high watermark %d", fromOffset,
+                highWatermark);
+        if (log.logEndOffset() > fromOffset) {
+            log.truncateUncommittedTo(fromOffset);
+        }
+        if (log.logEndOffset() != fromOffset) {
+            throw new PlacedBatchException(log + ": cannot fill from " + fromOffset + ", the log ends at "
+                    + log.logEndOffset());
+        }
+        ByteBuffer rest = batches.duplicate();
+        while (rest.hasRemaining()) {
+            RecordBatch batch;
+            try {
+                batch = header.wrap(rest, rest.position());
+            } catch (DecodeException e) {
+                throw new PlacedBatchException(log + ": the leader's batches are unreadable: " + e.getMessage());
+            }
+            int size = batch.sizeInBytes();
+            if (size > rest.remaining() || batch.baseOffset() != log.logEndOffset() || !batch.isChecksumValid()) {
+                throw new PlacedBatchException(log + ": the leader's batch at " + batch.baseOffset() + " does not "
+                        + "follow the log's end " + log.logEndOffset() + " or is damaged");
+            }
+            log.append(rest.duplicate().limit(rest.position() + size));
+            rest.position(rest.position() + size);
         }
     }
 

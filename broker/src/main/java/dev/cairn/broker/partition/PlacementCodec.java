@@ -25,7 +25,46 @@ public final class PlacementCodec {
     static final byte APPEND_REFUSED = 10;
     static final int APPEND_AT_BYTES = 2 + 8 + 8 + 4 + 4 + 4 + 8 + 2 + 4 + 4 + 8;
 
+    static final byte QUERY_COMMITTED_BATCHES = 3;
+    static final byte COMMITTED_BATCHES = 11;
+    static final int BATCH_QUERY_BYTES = 2 + 8 + 4;
+
     private PlacementCodec() {
+    }
+
+    /** A read-only query for the leader's committed batches from {@code fromOffset}, at most {@code maxBytes}. */
+    public static ByteBuffer encodeBatchQuery(long fromOffset, int maxBytes) {
+        return ByteBuffer.allocate(BATCH_QUERY_BYTES).put(CommandCodec.FORMAT_VERSION).put(QUERY_COMMITTED_BATCHES)
+                .putLong(fromOffset).putInt(maxBytes).flip();
+    }
+
+    /** Whether {@code query} is {@link #encodeBatchQuery}'s. */
+    public static boolean isBatchQuery(ByteBuffer query) {
+        return query.remaining() == BATCH_QUERY_BYTES && query.get(query.position()) == CommandCodec.FORMAT_VERSION
+                && query.get(query.position() + 1) == QUERY_COMMITTED_BATCHES;
+    }
+
+    public static long batchQueryFromOffset(ByteBuffer query) {
+        return query.getLong(query.position() + 2);
+    }
+
+    public static int batchQueryMaxBytes(ByteBuffer query) {
+        return query.getInt(query.position() + 10);
+    }
+
+    /** The answer to a batch query: the batches' bytes, framed. */
+    public static ByteBuffer encodeBatches(ByteBuffer batches) {
+        return ByteBuffer.allocate(2 + batches.remaining()).put(CommandCodec.FORMAT_VERSION).put(COMMITTED_BATCHES)
+                .put(batches.duplicate()).flip();
+    }
+
+    /** The batches of a batch query's answer, or a CommandFormatException naming the refusal it holds instead. */
+    public static ByteBuffer decodeBatches(ByteBuffer answer) {
+        if (answer.remaining() >= 2 && answer.get(answer.position()) == CommandCodec.FORMAT_VERSION
+                && answer.get(answer.position() + 1) == COMMITTED_BATCHES) {
+            return answer.duplicate().position(answer.position() + 2).slice();
+        }
+        throw new CommandFormatException("no batches in the answer: " + CommandCodec.decodeResult(answer));
     }
 
     /** Encodes a placement; any other command is an IllegalArgumentException (use {@link CommandCodec}). */

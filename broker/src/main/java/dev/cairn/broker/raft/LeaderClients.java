@@ -99,6 +99,32 @@ final class LeaderClients implements Closeable {
                 timeoutMs);
     }
 
+    /** A read-only query whose answer is taken as it comes (not a Result); fails when the leader cannot answer. */
+    CompletableFuture<ByteBuffer> queryBytes(TopicPartition tp, ByteBuffer query, long timeoutMs) {
+        Optional<Group> group = group(tp);
+        if (group.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(tp + " is not in the metadata"));
+        }
+        Built built = acquire(group.get());
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = built.client().async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query)));
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((reply, error) -> {
+            release(built);
+            if (closedForGood(error)) {
+                discard(group.get().gid(), built.client());
+            }
+        }).thenApply(reply -> {
+            if (!reply.isSuccess()) {
+                throw new IllegalStateException(tp + ": the leader did not answer: " + reply.getException());
+            }
+            return reply.getMessage().getContent().asReadOnlyByteBuffer();
+        });
+    }
+
     private CompletableFuture<Result> call(TopicPartition tp,
             Function<RaftClient, CompletableFuture<RaftClientReply>> request, long timeoutMs) {
         Optional<Group> group = group(tp);

@@ -8,11 +8,15 @@ import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PartitionSnapshot;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
+import dev.cairn.broker.log.OffsetOutOfRangeException;
+import dev.cairn.broker.partition.PlacementCodec;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -23,20 +27,23 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A partition group's state machine: a thin adapter (style.md point 4) that decodes each committed entry,
- * calls {@link Partition#apply}, advances the applied index, and takes and loads snapshots.
+ * A partition group's state machine: a thin adapter (style.md point 4) around {@link Partition}. With the write-once
+ * path (docs/write-path.md) the leader places each append as it starts the transaction ({@link WriteOncePath}),
+ * every replica writes the batch into its segment as Ratis appends the entry ({@link PlacedBatchData}), and applying
+ * the committed entry moves the high watermark; a replica whose segments lost committed batches refills them from
+ * the leader ({@link GapFiller}). Without it (an in-memory partition log), the batch stays in the Raft log and is
+ * placed as the entry applies.
  *
  * <p>Snapshots ({@link PartitionSnapshotStorage}): the partition flushes its log, then a manifest records the log
- * bounds, segment sizes, producer state and committed offsets at the applied index, beside hard links to the
- * segment files; Ratis then purges its log behind it. On start the log is truncated back to the snapshot's end
- * offset and Ratis replays the entries after it, which re-append the same bytes. A follower too far behind for
- * the leader's Raft log receives the leader's snapshot, segments included, and rebuilds its log from it.
+ * bounds, segment sizes up to the high watermark, producer state and committed offsets at the applied index, beside
+ * hard links to the segment files; Ratis then purges its log behind it. On start the high watermark goes back to the
+ * snapshot's end and Ratis replays the entries after it, which find their batches in the segments. A follower too far
+ * behind for the leader's Raft log receives the leader's snapshot, segments included, and rebuilds its log from it.
  *
  * <p>A storage failure while applying takes the partition offline: the entry's client gets
  * KAFKA_STORAGE_ERROR, later entries are refused, and reads fail until a restart recovers the log and replays.
@@ -52,14 +59,9 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private final SnapshotByBytes snapshotByBytes;
     /** Null when batches stay in the Raft log (the old format, for an in-memory partition log). */
     private final WriteOncePath writeOnce;
-    private final boolean fsyncBeforeAck;
-    /**
-     * Completes when a snapshot installation that paused this machine is in place: Ratis appends the leader's next
-     * entries while its apply thread has yet to install it, and their batches must go after the snapshot's.
-     */
-    private volatile CompletableFuture<Void> installing = CompletableFuture.completedFuture(null);
-    /** The last write that waited for an installation; later writes follow it, in log order. */
-    private CompletableFuture<Void> deferredWrites = CompletableFuture.completedFuture(null);
+    /** Null when gaps are not filled from the leader (a single node, tests). */
+    private final GapFiller gapFiller;
+    private final PlacedBatchData placedData;
     private volatile Partition partition;
     private volatile StorageException offline;
     private volatile int snapshotsInstalled;
@@ -71,7 +73,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * @param onAppended runs on the apply thread after each append (wakes parked fetches); must be quick
      */
     public PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended) {
-        this(opener, logDirectory, onAppended, SnapshotByBytes.never(), false, false);
+        this(opener, logDirectory, onAppended, SnapshotByBytes.never(), false, false, null);
     }
 
     /**
@@ -79,15 +81,18 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * @param writeOnce batches go into the partition's segments as their entries are appended, and the Raft log keeps
      *     only where they went (docs/write-path.md); otherwise the Raft log holds them and applying appends them
      * @param fsyncBeforeAck with writeOnce: the segments are forced before Raft counts an entry as flushed
+     * @param leaderCopy copies the leader's committed batches into this replica's gaps; null for none
      */
     PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended,
-            SnapshotByBytes snapshotByBytes, boolean writeOnce, boolean fsyncBeforeAck) {
+            SnapshotByBytes snapshotByBytes, boolean writeOnce, boolean fsyncBeforeAck,
+            GapFiller.LeaderCopy leaderCopy) {
         this.opener = opener;
         this.logDirectory = logDirectory;
         this.onAppended = onAppended;
         this.snapshotByBytes = snapshotByBytes;
         this.writeOnce = writeOnce ? new WriteOncePath() : null;
-        this.fsyncBeforeAck = fsyncBeforeAck;
+        this.gapFiller = leaderCopy == null ? null : new GapFiller(leaderCopy);
+        this.placedData = new PlacedBatchData(() -> offline == null ? partition : null, fsyncBeforeAck);
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
@@ -121,7 +126,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
 
     @Override
     public void pause() {
-        installing = new CompletableFuture<>();
+        placedData.installStarted();
         StateMachineLifecycle.pause(this);
     }
 
@@ -137,7 +142,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             restore(snapshot);
         }
         StateMachineLifecycle.resumed(this);
-        installing.complete(null);
+        placedData.installFinished();
     }
 
     /** Rewinds the local log to a snapshot this replica took itself (or to empty without one). */
@@ -198,6 +203,17 @@ public final class PartitionStateMachine extends BaseStateMachine {
         return writeOnce.startTransaction(this, getServer().join().getDivision(getGroupId()), partition, request);
     }
 
+    /** A replica's transaction for an entry it appends or applies: the command is decoded once, kept as its context. */
+    @Override
+    public TransactionContext startTransaction(LogEntryProto entry, RaftPeerRole role) {
+        TransactionContext.Builder builder = TransactionContext.newBuilder().setStateMachine(this).setLogEntry(entry)
+                .setServerRole(role);
+        if (entry.hasStateMachineLogEntry()) {
+            builder.setStateMachineContext(WriteOncePath.decode(entry.getStateMachineLogEntry()));
+        }
+        return builder.build();
+    }
+
     @Override
     public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
         if (writeOnce != null) {
@@ -214,76 +230,10 @@ public final class PartitionStateMachine extends BaseStateMachine {
         return trx;
     }
 
-    /** Every replica, as an entry with a batch is appended to its Raft log (in log order): the batch goes in place. */
+    /** Where batches are written, read back and flushed (the write-once path's DataApi). */
     @Override
-    public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
-        if (!(WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        synchronized (this) {
-            if (!installing.isDone() || !deferredWrites.isDone()) {
-                deferredWrites = CompletableFuture.allOf(installing, deferredWrites).thenRun(() -> place(entry, at));
-                return deferredWrites;
-            }
-        }
-        try {
-            place(entry, at);
-            return CompletableFuture.completedFuture(null);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private void place(LogEntryProto entry, Command.AppendAt at) {
-        Partition p = partition;
-        if (offline != null || p == null) {
-            throw new IllegalStateException(this + " is offline: the batch of Raft entry " + entry.getIndex()
-                    + " is not written");
-        }
-        try {
-            p.place(at, WriteOncePath.dataOf(entry), (int) entry.getTerm());
-        } catch (RuntimeException e) {
-            LOG.error("{}: writing the batch of Raft entry {} failed", p, entry.getIndex(), e);
-            throw e;
-        }
-    }
-
-    /** A follower's entry that left Raft's cache: its batch is read back from the segment. */
-    @Override
-    public CompletableFuture<ByteString> read(LogEntryProto entry, TransactionContext context) {
-        Partition p = partition;
-        try {
-            if (p != null && WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at) {
-                return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(p.readPlaced(at)));
-            }
-            return CompletableFuture.failedFuture(new StateMachineException("Raft entry " + entry.getIndex()
-                    + " of " + p + " has no batch to read"));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** Before Raft counts entries as flushed: forces the segments when every acknowledged write is fsynced. */
-    @Override
-    public CompletableFuture<Void> flush(long logIndex) {
-        Partition p = partition;
-        if (fsyncBeforeAck && p != null && offline == null) {
-            try {
-                p.flush();
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * Raft cut its log from {@code index} (the first entry removed). The batches those entries placed are left in the
-     * segment, above the high watermark where no reader looks: the next placement cuts them (PlacedBatches.place).
-     */
-    @Override
-    public CompletableFuture<Void> truncate(long index) {
-        return CompletableFuture.completedFuture(null);
+    public DataApi data() {
+        return placedData;
     }
 
     // ---------------------------------------------------------------- applying committed entries
@@ -301,13 +251,13 @@ public final class PartitionStateMachine extends BaseStateMachine {
         try {
             // As a list: on the leader the entry is the rope of the command's parts (CommandCodec.encodeParts), and
             // one buffer would be a copy of it.
-            Command command = CommandCodec.decodeCommand(
-                    entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBufferList());
+            Command command = trx.getStateMachineContext() instanceof Command decoded ? decoded : CommandCodec
+                    .decodeCommand(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBufferList());
             boolean replayed = command instanceof Command.AppendAt && entry.getStateMachineLogEntry()
                     .getStateMachineEntry().getStateMachineData().isEmpty();
             snapshotByBytes.onApplied(command instanceof Command.AppendAt at ? at.sizeBytes()
                     : entry.getStateMachineLogEntry().getLogData().size());
-            result = partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed);
+            result = applyFillingGaps(entry, command, replayed);
         } catch (CommandFormatException e) {
             snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
@@ -326,6 +276,12 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         return CompletableFuture.completedFuture(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));
+    }
+
+    /** Applies the entry, filling a gap in this replica's log from the leader first where there is one. */
+    private Result applyFillingGaps(LogEntryProto entry, Command command, boolean replayed) {
+        return gapFiller == null ? partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed)
+                : gapFiller.apply(partition, entry, command, replayed);
     }
 
     /**
@@ -363,15 +319,24 @@ public final class PartitionStateMachine extends BaseStateMachine {
             return CompletableFuture.failedFuture(new StateMachineException("partition not available"));
         }
         Result result;
+        ByteBuffer query = request.getContent().asReadOnlyByteBuffer();
         try {
-            String groupId = CommandCodec.decodeCommittedOffsetQuery(request.getContent().asReadOnlyByteBuffer());
+            if (PlacementCodec.isBatchQuery(query)) {
+                ByteBuffer batches = p.read(PlacementCodec.batchQueryFromOffset(query),
+                        Math.min(PlacementCodec.batchQueryMaxBytes(query), GapFiller.BYTES_MAX)).readBytes();
+                return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(
+                        PlacementCodec.encodeBatches(batches))));
+            }
+            String groupId = CommandCodec.decodeCommittedOffsetQuery(query);
             result = groupId == null ? new Result.GroupsListed(new java.util.ArrayList<>(p.committedGroups()))
                     : p.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
                     .orElse(Result.OffsetFetched.NONE);
         } catch (CommandFormatException e) {
             result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
-        } catch (StorageException e) {
+        } catch (StorageException | IOException e) {
             result = new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, e.getMessage());
+        } catch (OffsetOutOfRangeException e) {
+            result = new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, e.getMessage());
         }
         return CompletableFuture.completedFuture(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));

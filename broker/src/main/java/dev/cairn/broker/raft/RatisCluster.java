@@ -19,6 +19,7 @@ import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.PlacementCodec;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
 import java.io.Closeable;
@@ -52,12 +53,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+    /** How long one copy of committed batches from a partition's leader may take (a replica filling a gap). */
+    private static final long GAP_FILL_QUERY_MS = 5_000;
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
-
-    /**
-     * The longest a metadata change waits, once committed, for this broker to apply it before answering: a client
-     * that changes metadata and then reads it from the same broker sees its change.
-     */
+    /** How long a committed metadata change waits to be applied here before answering (read your own change). */
     static final long METADATA_LOCAL_APPLY_WAIT_MS = 5_000;
 
     private final int nodeId;
@@ -69,8 +68,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final LogConfig logConfig;
     private final OffsetStore offsets;
     private final long snapshotIntervalBytes;
-    /** Batches are written once, into the segments (an on-disk Raft log), and acknowledged per fsyncBeforeAck. */
-    private final boolean writeOnce;
+    private final boolean writeOnce;   // batches written once, into the segments (needs an on-disk Raft log)
     private final boolean fsyncBeforeAck;
     private final LocalPartitionIndex index;
     private final ClusterMetadata metadata;
@@ -144,7 +142,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 partitionDir(tp),
                 () -> appendListeners.forEach(listener -> listener.accept(tp)),
                 new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)),
-                writeOnce, fsyncBeforeAck);
+                writeOnce, fsyncBeforeAck, (from, maxBytes) -> PlacementCodec.decodeBatches(leaderClients.queryBytes(
+                        tp, PlacementCodec.encodeBatchQuery(from, maxBytes), GAP_FILL_QUERY_MS).get()));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
         return machine;

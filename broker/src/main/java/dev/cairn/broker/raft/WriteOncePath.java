@@ -50,7 +50,7 @@ final class WriteOncePath {
         TransactionContext.Builder builder = TransactionContext.newBuilder().setStateMachine(machine)
                 .setServerRole(RaftPeerRole.LEADER).setClientRequest(request);
         if (!(command instanceof Append append) || partition == null) {
-            return builder.build();
+            return builder.setStateMachineContext(command).build();
         }
         Command placement;
         try {
@@ -58,7 +58,8 @@ final class WriteOncePath {
         } catch (PlacementNotReadyException e) {
             return builder.build().setException(e);
         }
-        builder.setLogData(UnsafeByteOperations.unsafeWrap(PlacementCodec.encode(placement)));
+        builder.setLogData(UnsafeByteOperations.unsafeWrap(PlacementCodec.encode(placement)))
+                .setStateMachineContext(placement);
         if (placement instanceof AppendAt) {
             builder.setStateMachineData(content.substring(CommandCodec.APPEND_HEADER_BYTES));
         }
@@ -99,7 +100,7 @@ final class WriteOncePath {
 
     /** Under Ratis's append lock, in log order: refuses a placement that is not where the log is. */
     void onAppending(TransactionContext context) throws StateMachineException {
-        if (decode(context.getStateMachineLogEntry()) instanceof AppendAt at && !planner.onAppending(at)) {
+        if (commandOf(context, context.getStateMachineLogEntry()) instanceof AppendAt at && !planner.onAppending(at)) {
             planner.invalidate();
             throw new PlacementRefusedException("placement at offset " + at.baseOffset() + " is out of the Raft "
                     + "log's order; the append is refused and may be retried");
@@ -109,9 +110,15 @@ final class WriteOncePath {
     /** The entry will not be appended (or its fate is unclear): the planner is rebuilt before the next placement. */
     void onCancelled(TransactionContext context) {
         StateMachineLogEntryProto entry = context.getStateMachineLogEntry();
-        if (entry != null && decode(entry) instanceof AppendAt) {
+        if (entry != null && commandOf(context, entry) instanceof AppendAt) {
             planner.invalidate();
         }
+    }
+
+    /** The command decoded when the transaction started (kept as its context), else decoded from the log data. */
+    static Command commandOf(TransactionContext context, StateMachineLogEntryProto entry) {
+        return context != null && context.getStateMachineContext() instanceof Command command ? command
+                : decode(entry);
     }
 
     /** The entry's command from its log data, or null when it is not one (never thrown from Ratis's callbacks). */

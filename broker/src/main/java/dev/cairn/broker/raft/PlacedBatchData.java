@@ -1,0 +1,121 @@
+package dev.cairn.broker.raft;
+
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.Partition;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A partition group's {@link StateMachine.DataApi}: where Ratis hands the batch of each placed entry (the write-once
+ * path, docs/write-path.md). Ratis calls {@link #write} on every replica as it appends an entry with a batch, in log
+ * order; {@link #read} for a follower whose entries left its cache; {@link #flush} before it counts entries as
+ * flushed; {@link #truncate} when it cuts its log.
+ */
+final class PlacedBatchData implements StateMachine.DataApi {
+    private static final Logger LOG = LoggerFactory.getLogger(PlacedBatchData.class);
+
+    /** The partition, or null while it is not there or offline. */
+    private final Supplier<Partition> partition;
+    private final boolean fsyncBeforeAck;
+    /**
+     * Completes when a snapshot installation that paused the machine is in place: Ratis appends the leader's next
+     * entries while its apply thread has yet to install it, and their batches must go after the snapshot's.
+     */
+    private volatile CompletableFuture<Void> installing = CompletableFuture.completedFuture(null);
+    /** The last write that waited for an installation; later writes follow it, in log order. */
+    private CompletableFuture<Void> deferredWrites = CompletableFuture.completedFuture(null);
+
+    PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck) {
+        this.partition = partition;
+        this.fsyncBeforeAck = fsyncBeforeAck;
+    }
+
+    /** Ratis paused the machine to install a snapshot: writes wait for {@link #installFinished()}. */
+    void installStarted() {
+        installing = new CompletableFuture<>();
+    }
+
+    void installFinished() {
+        installing.complete(null);
+    }
+
+    /** The batch goes into the segment at its placed offset; after an installation in progress, if there is one. */
+    @Override
+    public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
+        if (!(WriteOncePath.commandOf(context, entry.getStateMachineLogEntry()) instanceof Command.AppendAt at)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        synchronized (this) {
+            if (!installing.isDone() || !deferredWrites.isDone()) {
+                deferredWrites = CompletableFuture.allOf(installing, deferredWrites).thenRun(() -> place(entry, at));
+                return deferredWrites;
+            }
+        }
+        try {
+            place(entry, at);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void place(LogEntryProto entry, Command.AppendAt at) {
+        Partition p = partition.get();
+        if (p == null) {
+            throw new IllegalStateException("the partition is offline: the batch of Raft entry " + entry.getIndex()
+                    + " is not written");
+        }
+        try {
+            p.place(at, WriteOncePath.dataOf(entry), (int) entry.getTerm());
+        } catch (RuntimeException e) {
+            LOG.error("{}: writing the batch of Raft entry {} failed", p, entry.getIndex(), e);
+            throw e;
+        }
+    }
+
+    /** The batch read back from the segment (base offset and epoch as stamped there). */
+    @Override
+    public CompletableFuture<ByteString> read(LogEntryProto entry, TransactionContext context) {
+        Partition p = partition.get();
+        try {
+            if (p != null && WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at) {
+                return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(p.readPlaced(at)));
+            }
+            return CompletableFuture.failedFuture(new StateMachineException("Raft entry " + entry.getIndex()
+                    + " of " + p + " has no batch to read"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Forces the segments when every acknowledged write is fsynced ({@code log.flush.interval.messages=1}). */
+    @Override
+    public CompletableFuture<Void> flush(long logIndex) {
+        Partition p = partition.get();
+        if (fsyncBeforeAck && p != null) {
+            try {
+                p.flush();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Raft cut its log from {@code index} (the first entry removed). The batches those entries placed are left in the
+     * segment, above the high watermark where no reader looks: the next placement cuts them (PlacedBatches.place).
+     */
+    @Override
+    public CompletableFuture<Void> truncate(long index) {
+        return CompletableFuture.completedFuture(null);
+    }
+}
