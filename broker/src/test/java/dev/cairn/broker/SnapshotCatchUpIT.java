@@ -69,15 +69,8 @@ class SnapshotCatchUpIT {
 
     @Test
     void farBehindFollowerCatchesUpFromTheLeadersSnapshot() throws Exception {
-        cluster = InProcessCluster.start(3, dir, Map.of(
-                "raft.snapshot.interval.entries", "200",
-                "log.segment.bytes", Integer.toString(2 * 1024 * 1024),
-                "auto.leader.rebalance.enable", "false",
-                "auto.create.topics.enable", "false",
-                "group.initial.rebalance.delay.ms", "0"));
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(60, TimeUnit.SECONDS);
-        }
+        startWithTopic(Map.of("raft.snapshot.interval.entries", "200",
+                "log.segment.bytes", Integer.toString(2 * 1024 * 1024), "group.initial.rebalance.delay.ms", "0"));
         long produced = produce(0, 2_000);
         commit(1_000);
         int leader = leaderOf();
@@ -118,13 +111,7 @@ class SnapshotCatchUpIT {
      */
     @Test
     void followerThatLostUnflushedBytesCopiesThemFromTheLeader() throws Exception {
-        cluster = InProcessCluster.start(3, dir, Map.of(
-                "raft.snapshot.interval.entries", "1000000",
-                "auto.leader.rebalance.enable", "false",
-                "auto.create.topics.enable", "false"));
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(60, TimeUnit.SECONDS);
-        }
+        startWithTopic(Map.of("raft.snapshot.interval.entries", "1000000"));
         long produced = produce(0, 1_500);
         int leader = leaderOf();
         int follower = leader % 3 + 1;
@@ -152,6 +139,17 @@ class SnapshotCatchUpIT {
         assertEquals(segmentChecksums(leader), segmentChecksums(follower), "segment files differ from the leader's");
         cluster.stop(leader);
         assertEquals(produced, consumeCountingDenseOffsets(produced));
+    }
+
+    /** Three brokers (leaders stay where elected, no topic created by a client) and the topic at RF=3. */
+    private void startWithTopic(Map<String, String> settings) throws Exception {
+        Map<String, String> all = new java.util.HashMap<>(settings);
+        all.put("auto.leader.rebalance.enable", "false");
+        all.put("auto.create.topics.enable", "false");
+        cluster = InProcessCluster.start(3, dir, all);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(60, TimeUnit.SECONDS);
+        }
     }
 
     private long produce(long firstId, int count) throws Exception {
