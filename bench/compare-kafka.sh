@@ -14,8 +14,8 @@
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # Both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
 # in the page cache of every in-sync replica (no fsync per write); Cairn acknowledges once a majority of replicas
-# (here: the one node) wrote the Raft entry to the operating system, with the fsync right after (README,
-# "Durability"; log.flush.interval.messages=1 makes it wait for the fsync).
+# (here: the one node) wrote the batch and its Raft entry to the operating system; segments are fsynced on
+# Kafka's schedule (README, "Durability"; log.flush.interval.messages=1 makes it wait for the fsync).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/bench-work"

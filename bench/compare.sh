@@ -14,7 +14,8 @@
 # Both run at their default durability, which is now the same kind. Kafka acknowledges acks=all once every in-sync
 # replica has the record in its page cache (flush.messages and flush.ms unset: no fsync per write); with 3 brokers
 # and min.insync.replicas=2 it needs at least 2 of them. Cairn acknowledges once a majority of the replicas (1 of 1,
-# or 2 of 3) wrote the Raft entry to the operating system, with the fsync right after (README, "Durability").
+# or 2 of 3) wrote the batch and its Raft entry to the operating system; segments are fsynced on Kafka's schedule
+# (README, "Durability").
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/bench-work"

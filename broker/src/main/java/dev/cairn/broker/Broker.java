@@ -178,8 +178,8 @@ public final class Broker implements Closeable {
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
         LOG.info("Durability: a produce is acknowledged once a majority of its replicas {}", config.fsyncBeforeAck()
                 ? "fsynced it (log.flush.interval.messages=1)"
-                : "wrote it to the operating system, fsync right after (Kafka's default; log.flush.interval.messages=1 "
-                        + "waits for the fsync)");
+                : "wrote it to the operating system; segments are fsynced on log.flush.interval.* and at snapshots "
+                        + "(Kafka's default; log.flush.interval.messages=1 waits for the fsync)");
         Map<Integer, String> raftAddresses = new LinkedHashMap<>();
         for (RaftVoter voter : config.raftVoters()) {
             raftAddresses.put(voter.nodeId(), voter.address().toString());

@@ -212,7 +212,7 @@ public record BrokerConfig(
     /**
      * Whether a produce is acknowledged only once a majority of its replicas fsynced it ({@code
      * log.flush.interval.messages=1}, Kafka's flush-every-message), rather than once a majority wrote it to the
-     * operating system, with the fsync right after (Kafka's default durability). See README "Durability".
+     * operating system, segments fsynced on Kafka's schedule (Kafka's default durability). See README "Durability".
      */
     public boolean fsyncBeforeAck() {
         return logFlushIntervalMessages == 1;
