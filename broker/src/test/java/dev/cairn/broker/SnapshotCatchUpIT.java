@@ -135,7 +135,11 @@ class SnapshotCatchUpIT {
         Files.deleteIfExists(logDir.resolve(base + ".timeindex"));
 
         cluster.restart(follower);
-        awaitTrue(() -> stateNow(follower).logEndOffset() == endOffset, "follower copies back to " + endOffset);
+        // New entries reach the follower while it still copies: their batches wait for the gap to close.
+        produced += produce(produced, 500);
+        long newEnd = state(leader).logEndOffset();
+        awaitTrue(() -> stateNow(follower).logEndOffset() == newEnd, "follower copies back and catches up to "
+                + newEnd + " (had " + endOffset + ")");
         assertEquals(segmentChecksums(leader), segmentChecksums(follower), "segment files differ from the leader's");
         cluster.stop(leader);
         assertEquals(produced, consumeCountingDenseOffsets(produced));

@@ -108,4 +108,14 @@ public final class LeaderEpochs {
             throw new dev.cairn.broker.io.StorageException("reading leader epochs from " + log, e);
         }
     }
+
+    /** The epochs as a snapshot recorded them, or, for one from before they were, as the log's batches say. */
+    void restore(Map<Integer, Long> recorded, dev.cairn.broker.log.Log log, long upToOffset) {
+        if (recorded == null) {
+            rebuildFrom(log, upToOffset);
+            return;
+        }
+        replaceWith(recorded);
+        onLogStartMoved(log.logStartOffset());
+    }
 }

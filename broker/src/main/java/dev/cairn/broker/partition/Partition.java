@@ -7,8 +7,6 @@ import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.AppendAt;
-import dev.cairn.broker.partition.Command.CommitOffset;
-import dev.cairn.broker.partition.Command.DeleteOffset;
 import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.Command.Reconfigure;
@@ -107,26 +105,13 @@ public final class Partition {
         return apply(raftIndex, leaderEpoch, command, false);
     }
 
-    /**
-     * As {@link #apply(long, int, Command)}; {@code replayed} says the entry came back from the Raft log without its
-     * data (a restart), so a placed batch is checked byte for byte rather than only for presence.
-     */
+    /** As {@link #apply(long, int, Command)}; {@code replayed}: back from the Raft log without data (byte-check). */
     public Result apply(long raftIndex, int leaderEpoch, Command command, boolean replayed) {
         Invariant.check(raftIndex > appliedRaftIndex, "raft index %d applied after %d", raftIndex, appliedRaftIndex);
-        if (command instanceof CommitOffset commit) {
+        Result offsetsChanged = OffsetCommands.apply(offsets, topic, partition, raftIndex, command);
+        if (offsetsChanged != null) {
             appliedRaftIndex = raftIndex;
-            // The store keeps this group's applied Raft index with the offsets, in one atomic write, and ignores
-            // a replayed entry it already holds (it returns false then): either way the commit is in place.
-            offsets.commit(topic, partition, raftIndex, Map.of(commit.groupId(),
-                    new CommittedOffset(commit.offset(), commit.metadata(), commit.commitTimeMs(),
-                            commit.leaderEpoch())));
-            return Result.OFFSET_COMMITTED;
-        }
-        if (command instanceof DeleteOffset delete) {
-            appliedRaftIndex = raftIndex;
-            boolean existed = offsets.fetch(delete.groupId(), topic, partition).isPresent();
-            offsets.delete(topic, partition, raftIndex, delete.groupId());
-            return new Result.OffsetDeleted(existed);
+            return offsetsChanged;
         }
         synchronized (writeLock) {
             log.claimWriter();
@@ -150,22 +135,10 @@ public final class Partition {
             return applyAppend(leaderEpoch, append);
         }
         if (command instanceof EnforceRetention retention) {
-            log.tick(retention.nowMs());
-            int deleted = log.deleteExpired(retention.nowMs(), highWatermark);
-            producers.onLogTruncatedBelow(log.logStartOffset());
-            leaderEpochs.onLogStartMoved(log.logStartOffset());
-            return new Result.Retained(log.logStartOffset(), deleted);
+            return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs);
         }
         if (command instanceof DeleteRecords delete) {
-            long target = delete.offset() == DeleteRecords.HIGH_WATERMARK ? highWatermark : delete.offset();
-            if (target < 0 || target > highWatermark) {
-                return new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, "cannot delete records below " + target
-                        + ": the log ends at " + highWatermark);
-            }
-            int deleted = log.deleteRecordsBefore(target);
-            producers.onLogTruncatedBelow(log.logStartOffset());
-            leaderEpochs.onLogStartMoved(log.logStartOffset());
-            return new Result.Retained(log.logStartOffset(), deleted);
+            return LogStartMoves.deleteRecords(log, delete.offset(), highWatermark, producers, leaderEpochs);
         }
         if (command instanceof Reconfigure reconfigure) {
             return reconfigure(reconfigure.topicConfigs());
@@ -252,7 +225,7 @@ public final class Partition {
         }
     }
 
-    /** The applied state a leader plans placements from: a copy, consistent at {@code appliedRaftIndex}. */
+    /** The applied state a leader plans placements from: a copy, consistent at its applied index. */
     public CommittedView committedView() {
         synchronized (writeLock) {
             ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
@@ -263,15 +236,16 @@ public final class Partition {
         }
     }
 
-    /** See {@link #committedView()}. */
-    public record CommittedView(long appliedRaftIndex, long highWatermark, ProducerStateTable producers) {
-    }
-
     // ---------------------------------------------------------------- readers (any thread)
 
     /** Reads committed batches from {@code fetchOffset}; see {@link Log#read}. */
     public LogSlice read(long fetchOffset, int maxBytes) {
         return log.read(fetchOffset, maxBytes, highWatermark());
+    }
+
+    /** One past the last batch in the log, committed or only placed; any thread. */
+    public long logEndOffset() {
+        return log.logEndOffset();
     }
 
     /** One past the last committed offset; placed batches may lie beyond it in the log. */
@@ -368,18 +342,8 @@ public final class Partition {
         log.deleteRecordsBefore(snapshot.logStartOffset());
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         restoreTopicConfigs(snapshot);
-        restoreLeaderEpochs(snapshot);
+        leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
         appliedRaftIndex = raftIndex;
-    }
-
-    /** The epochs as of the snapshot, or, in one from before they were recorded, as the log's batches say. */
-    private void restoreLeaderEpochs(PartitionSnapshot snapshot) {
-        if (snapshot.leaderEpochs() != null) {
-            leaderEpochs.replaceWith(snapshot.leaderEpochs());
-            leaderEpochs.onLogStartMoved(log.logStartOffset());
-            return;
-        }
-        leaderEpochs.rebuildFrom(log, highWatermark);
     }
 
     /** The configs as of the snapshot; one without them predates reconfiguration, so the initial ones held. */
@@ -403,7 +367,7 @@ public final class Partition {
         offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
         highWatermark = snapshot.logEndOffset();
         restoreTopicConfigs(snapshot);
-        restoreLeaderEpochs(snapshot);
+        leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
         appliedRaftIndex = raftIndex;
     }
 

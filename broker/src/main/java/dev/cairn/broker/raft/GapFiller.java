@@ -34,9 +34,12 @@ final class GapFiller {
     }
 
     private final LeaderCopy leaderCopy;
+    private final Runnable onFilled;
 
-    GapFiller(LeaderCopy leaderCopy) {
+    /** @param onFilled runs after each copy into the log (writes waiting for the gap may go on) */
+    GapFiller(LeaderCopy leaderCopy, Runnable onFilled) {
         this.leaderCopy = leaderCopy;
+        this.onFilled = onFilled;
     }
 
     /** {@link Partition#apply}, filling the gaps it reports from the leader's copy until it succeeds or gives up. */
@@ -66,5 +69,6 @@ final class GapFiller {
             return;
         }
         partition.fill(fromOffset, batches);
+        onFilled.run();
     }
 }

@@ -91,8 +91,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         this.onAppended = onAppended;
         this.snapshotByBytes = snapshotByBytes;
         this.writeOnce = writeOnce ? new WriteOncePath() : null;
-        this.gapFiller = leaderCopy == null ? null : new GapFiller(leaderCopy);
         this.placedData = new PlacedBatchData(() -> offline == null ? partition : null, fsyncBeforeAck);
+        this.gapFiller = leaderCopy == null ? null : new GapFiller(leaderCopy, placedData::logGrew);
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
@@ -263,6 +263,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
         } catch (StorageException e) {
             offline = e;
+            placedData.failWaiting(e);
             LOG.error("{}: storage failure at raft index {}; the partition is offline until restart", partition,
                     entry.getIndex(), e);
             updateLastAppliedTermIndex(TermIndex.valueOf(entry));

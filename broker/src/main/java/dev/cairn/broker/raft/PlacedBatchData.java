@@ -30,8 +30,11 @@ final class PlacedBatchData implements StateMachine.DataApi {
      * entries while its apply thread has yet to install it, and their batches must go after the snapshot's.
      */
     private volatile CompletableFuture<Void> installing = CompletableFuture.completedFuture(null);
-    /** The last write that waited for an installation; later writes follow it, in log order. */
+    /** The last write that waited (for an installation, or for a gap to be filled); later writes follow it. */
     private CompletableFuture<Void> deferredWrites = CompletableFuture.completedFuture(null);
+    /** A write waiting for the log to reach its placement, and that offset; null when none waits. */
+    private CompletableFuture<Void> gapWaiter;
+    private long gapWaiterOffset;
 
     PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck) {
         this.partition = partition;
@@ -45,6 +48,51 @@ final class PlacedBatchData implements StateMachine.DataApi {
 
     void installFinished() {
         installing.complete(null);
+        logGrew();
+    }
+
+    /**
+     * The partition's log grew outside Raft's appends (batches copied from the leader into a gap, an installed
+     * snapshot): a write waiting for its placement's offset may go on.
+     */
+    void logGrew() {
+        CompletableFuture<Void> waiter;
+        synchronized (this) {
+            Partition p = partition.get();
+            if (gapWaiter == null || p == null || p.logEndOffset() < gapWaiterOffset) {
+                return;
+            }
+            waiter = gapWaiter;
+            gapWaiter = null;
+        }
+        waiter.complete(null);
+    }
+
+    /** The partition went offline: a write waiting for a gap to be filled fails (Ratis then fails the log). */
+    void failWaiting(Throwable cause) {
+        CompletableFuture<Void> waiter;
+        synchronized (this) {
+            waiter = gapWaiter;
+            gapWaiter = null;
+        }
+        if (waiter != null) {
+            waiter.completeExceptionally(cause);
+        }
+    }
+
+    /**
+     * Completes once the log reaches {@code offset}: after a restart, batches of entries this replica logged but
+     * lost (unflushed when the machine went down) are copied back from the leader as those entries apply, while the
+     * leader already sends newer ones. Only one write waits at a time: the later ones wait behind it.
+     */
+    private synchronized CompletableFuture<Void> logReaches(long offset) {
+        Partition p = partition.get();
+        if (p == null || p.logEndOffset() >= offset) {
+            return CompletableFuture.completedFuture(null);
+        }
+        gapWaiter = new CompletableFuture<>();
+        gapWaiterOffset = offset;
+        return gapWaiter;
     }
 
     /** The batch goes into the segment at its placed offset; after an installation in progress, if there is one. */
@@ -54,8 +102,16 @@ final class PlacedBatchData implements StateMachine.DataApi {
             return CompletableFuture.completedFuture(null);
         }
         synchronized (this) {
-            if (!installing.isDone() || !deferredWrites.isDone()) {
-                deferredWrites = CompletableFuture.allOf(installing, deferredWrites).thenRun(() -> place(entry, at));
+            Partition p = partition.get();
+            boolean gap = p != null && p.logEndOffset() < at.baseOffset();
+            if (!installing.isDone() || !deferredWrites.isDone() || gap) {
+                if (gap && deferredWrites.isDone()) {
+                    LOG.info("{}: the batch of Raft entry {} goes at offset {}, the log ends at {}: waiting for the "
+                            + "log to reach it (a snapshot being installed, or batches copied from the leader)", p,
+                            entry.getIndex(), at.baseOffset(), p.logEndOffset());
+                }
+                deferredWrites = CompletableFuture.allOf(installing, deferredWrites)
+                        .thenCompose(ready -> logReaches(at.baseOffset())).thenRun(() -> place(entry, at));
                 return deferredWrites;
             }
         }

@@ -6,6 +6,7 @@ import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
+import dev.cairn.broker.partition.CommittedView;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PlacementCodec;
 import java.io.IOException;
@@ -78,7 +79,7 @@ final class WriteOncePath {
 
     /** The applied state, then every placement in the Raft log after it (this leader's own log: nothing is cut). */
     private void rebuild(long term, RaftLog raftLog, Partition partition) throws IOException {
-        Partition.CommittedView view = partition.committedView();
+        CommittedView view = partition.committedView();
         planner.reset(term, view.highWatermark(), view.producers());
         TermIndex last = raftLog.getLastEntryTermIndex();
         long lastIndex = last == null ? 0 : last.getIndex();
