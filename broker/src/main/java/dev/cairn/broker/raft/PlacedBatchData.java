@@ -3,6 +3,9 @@ package dev.cairn.broker.raft;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
@@ -21,6 +24,14 @@ import org.slf4j.LoggerFactory;
  */
 final class PlacedBatchData implements StateMachine.DataApi {
     private static final Logger LOG = LoggerFactory.getLogger(PlacedBatchData.class);
+    /**
+     * How long a write waits for the log to reach its placement while the log does not grow at all. Longer than
+     * {@link GapFiller#STALL_MAX_MS}, so a filler that gives up takes the partition offline (and fails the wait) first;
+     * past it the write fails, and Ratis stops this group's Raft log on this replica until a restart.
+     */
+    static final long GAP_STALL_MAX_MS = GapFiller.STALL_MAX_MS + 60_000;
+    /** How often a waiting write looks at whether the log grew. */
+    static final long GAP_CHECK_MS = 5_000;
 
     /** The partition, or null while it is not there or offline. */
     private final Supplier<Partition> partition;
@@ -35,10 +46,21 @@ final class PlacedBatchData implements StateMachine.DataApi {
     /** A write waiting for the log to reach its placement, and that offset; null when none waits. */
     private CompletableFuture<Void> gapWaiter;
     private long gapWaiterOffset;
+    /** The log end offset when the waiting write last saw the log grow, and when that was (nanoTime). */
+    private long gapWaiterSeenEnd;
+    private long gapWaiterSeenAtNanos;
+    private final long gapStallMaxNanos;
+    private final Executor gapChecks;
 
     PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck) {
+        this(partition, fsyncBeforeAck, GAP_STALL_MAX_MS, GAP_CHECK_MS);
+    }
+
+    PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck, long gapStallMaxMs, long gapCheckMs) {
         this.partition = partition;
         this.fsyncBeforeAck = fsyncBeforeAck;
+        this.gapStallMaxNanos = TimeUnit.MILLISECONDS.toNanos(gapStallMaxMs);
+        this.gapChecks = CompletableFuture.delayedExecutor(gapCheckMs, TimeUnit.MILLISECONDS);
     }
 
     /** Ratis paused the machine to install a snapshot: writes wait for {@link #installFinished()}. */
@@ -92,7 +114,37 @@ final class PlacedBatchData implements StateMachine.DataApi {
         }
         gapWaiter = new CompletableFuture<>();
         gapWaiterOffset = offset;
+        gapWaiterSeenEnd = p.logEndOffset();
+        gapWaiterSeenAtNanos = System.nanoTime();
+        gapChecks.execute(() -> checkStalled(gapWaiter));
         return gapWaiter;
+    }
+
+    /** Fails {@code waiter} when the log has not grown for the stall limit; otherwise looks again later. */
+    private void checkStalled(CompletableFuture<Void> waiter) {
+        String stalled;
+        synchronized (this) {
+            if (waiter != gapWaiter) {
+                return;
+            }
+            Partition p = partition.get();
+            long end = p == null ? gapWaiterSeenEnd : p.logEndOffset();
+            long now = System.nanoTime();
+            if (end != gapWaiterSeenEnd) {
+                gapWaiterSeenEnd = end;
+                gapWaiterSeenAtNanos = now;
+            }
+            if (now - gapWaiterSeenAtNanos < gapStallMaxNanos) {
+                gapChecks.execute(() -> checkStalled(waiter));
+                return;
+            }
+            gapWaiter = null;
+            stalled = p + ": the log stayed at offset " + end + " for "
+                    + TimeUnit.NANOSECONDS.toMillis(gapStallMaxNanos) + " ms while a batch waited to be written at "
+                    + "offset " + gapWaiterOffset;
+        }
+        LOG.error("{}; the write fails", stalled);
+        waiter.completeExceptionally(new TimeoutException(stalled));
     }
 
     /** The batch goes into the segment at its placed offset; after an installation in progress, if there is one. */
