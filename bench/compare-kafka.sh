@@ -3,8 +3,12 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
+#   [PARTITIONS=8] [WARMUP=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
 #   (defaults: 200000 records of 1024 bytes)
+#
+# WARMUP rounds per broker run first and are not counted: both brokers are JVMs whose JIT compilers are still at
+# work in the first rounds (on 2 cores, Cairn's C2 thread took 40% of its CPU during a first 500k-record round and
+# 20% during the fourth), and a broker serves for days. WARMUP=0 measures them cold.
 #
 # TLS=1 puts both brokers on a TLS listener (one throw-away EC certificate made with keytool) and the clients on
 # security.protocol=SSL: Kafka then also reads fetched records into memory to encrypt them, as Cairn does, so neither
@@ -22,6 +26,7 @@ work="$here/bench-work"
 records="${1:-200000}"
 record_bytes="${2:-1024}"
 partitions="${PARTITIONS:-8}"
+warmup="${WARMUP:-1}"
 tls="${TLS:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
 kafka_port=29092; kafka_controller_port=29093
@@ -101,6 +106,10 @@ run() {   # target port round
   java -cp "$work/kafka-libs/*" "$here/bench/kafka-compare/ClientBench.java" "$1" "127.0.0.1:$2" \
     "bench-$3-$1" "$records" "$record_bytes" "$partitions" "${client_props[@]}" 2>>"$work/clients.log" | tail -1
 }
+for round in $(seq 1 "$warmup"); do
+  run cairn $cairn_port "warm$round" >/dev/null
+  run kafka $kafka_port "warm$round" >/dev/null
+done
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 results="$work/results.csv"
 echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec" \
@@ -111,7 +120,8 @@ run kafka $kafka_port 2 >> "$results"
 run cairn $cairn_port 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
-  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol" \
+  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol," \
+  "$warmup warm-up round(s) per broker not counted" \
   "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine)");" \
   "load average before: $load_before"
 column -s, -t < "$results"
