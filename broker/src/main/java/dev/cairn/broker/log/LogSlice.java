@@ -93,6 +93,15 @@ public final class LogSlice {
         return buffer.flip();
     }
 
+    /** Copies the slice's first {@code bytes} bytes (all of it when shorter) into a new heap buffer. */
+    public ByteBuffer readHead(int bytes) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(Math.min(Math.max(0, bytes), sizeBytes));
+        if (file != null) {
+            file.readFully(buffer, position);
+        }
+        return buffer.flip();
+    }
+
     @Override
     public String toString() {
         return "LogSlice[offsets " + firstOffset + ".." + nextOffset + ", " + sizeBytes + " bytes at " + position

@@ -127,7 +127,7 @@ final class PlacedBatches {
             throw new PlacedBatchException(log + ": no batch starts at offset " + at.baseOffset());
         }
         try {
-            return slice.readBytes();
+            return slice.readHead(RecordBatchDescriptor.HEADER_BYTES);   // the check needs its base offset and CRC
         } catch (IOException e) {
             throw new PlacedBatchException(log + ": reading the batch at " + at.baseOffset() + " failed", e);
         }

@@ -129,6 +129,30 @@ class PartitionWriteOnceTest {
     }
 
     @Test
+    void aReplayedEntryFindingAnotherBatchAtItsOffsetIsAStorageFailure() {
+        Partition partition = open();
+        partition.apply(1, 1, place(partition, 0, batch(3), 1));
+        PartitionSnapshot snapshot = partition.snapshot();
+        AppendAt second = place(partition, 3, batch(2), 1);
+        partition.apply(2, 1, second);
+        partition.close();
+        AppendAt notThatBatch = new AppendAt(second.baseOffset(), second.appendTimeMs(), second.sizeBytes(),
+                second.crc() ^ 1, second.lastOffsetDelta(), second.producerId(), second.producerEpoch(),
+                second.firstSequence(), second.lastSequence(), second.maxTimestamp());
+
+        Partition restarted = open();
+        restarted.restore(1, snapshot);
+        PlacedBatchException mismatch = assertThrows(PlacedBatchException.class,
+                () -> restarted.apply(2, 1, notThatBatch, true));
+        assertEquals(3, mismatch.missingFrom(), "copied again from the leader from there");
+        restarted.close();
+        Partition again = open();
+        again.restore(1, snapshot);
+        again.apply(2, 1, second, true);
+        assertEquals(5, again.highWatermark(), "the header read back matches the entry that placed it");
+    }
+
+    @Test
     void aSnapshotCoversTheCommittedBytesOnly() {
         Partition partition = open();
         AppendAt first = place(partition, 0, batch(3), 1);
