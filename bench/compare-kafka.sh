@@ -3,7 +3,7 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [WARMUP=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
+#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
 #   (defaults: 200000 records of 1024 bytes)
 #
 # WARMUP rounds per broker run first and are not counted: both brokers are JVMs whose JIT compilers are still at
@@ -16,7 +16,9 @@
 # auto, which is OpenSSL where netty-tcnative loads). The clients use the JDK's.
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
-# Both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
+# FSYNC=1 makes both fsync before they acknowledge: log.flush.interval.messages=1 on each broker (Kafka: flush
+# after every message; Cairn: each acknowledgement waits for the segment's fsync on a majority).
+# Otherwise both run at their default durability, which is now the same kind: Kafka acknowledges acks=all once the record is
 # in the page cache of every in-sync replica (no fsync per write); Cairn acknowledges once a majority of replicas
 # (here: the one node) wrote the batch and its Raft entry to the operating system; segments are fsynced on
 # Kafka's schedule (README, "Durability"; log.flush.interval.messages=1 makes it wait for the fsync).
@@ -28,6 +30,7 @@ record_bytes="${2:-1024}"
 partitions="${PARTITIONS:-8}"
 warmup="${WARMUP:-1}"
 tls="${TLS:-0}"
+fsync="${FSYNC:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
@@ -86,6 +89,7 @@ offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
+$([ "$fsync" = 1 ] && echo "log.flush.interval.messages=1")
 PROPS
 cluster_id=$(java -cp "$work/kafka-libs/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
 java -cp "$work/kafka-libs/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$work/kafka.properties" \
@@ -98,7 +102,8 @@ wait_for_port $kafka_port 90
 java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=$protocol://127.0.0.1:$cairn_port \
   "${cairn_tls[@]}" \
   --set raft.listener=127.0.0.1:$cairn_raft_port --set log.dirs="$work/cairn-data" \
-  --set num.partitions=$partitions >"$work/cairn.log" 2>&1 &
+  --set num.partitions=$partitions $([ "$fsync" = 1 ] && echo "--set log.flush.interval.messages=1") \
+  >"$work/cairn.log" 2>&1 &
 pids+=($!)
 wait_for_log "$work/cairn.log" " started: node.id=" 90
 
@@ -121,8 +126,10 @@ run cairn $cairn_port 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol," \
-  "$warmup warm-up round(s) per broker not counted" \
-  "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine)");" \
+  "$warmup warm-up round(s) per broker not counted;" \
+  "$([ "$fsync" = 1 ] && echo "both fsync before acknowledging (log.flush.interval.messages=1)" \
+    || echo "both at their default durability (no fsync before acknowledging)");" \
+  "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine);")" \
   "load average before: $load_before"
 column -s, -t < "$results"
 awk -F, 'NR>1 { n[$1]++; for (i = 4; i <= 7; i++) s[$1, i] += $i }
