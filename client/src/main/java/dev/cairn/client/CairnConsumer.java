@@ -381,15 +381,22 @@ public final class CairnConsumer implements AutoCloseable {
         }
     }
 
-    /** Sends one Fetch to each leader without one in flight, for its partitions with nothing buffered. */
+    /**
+     * Sends one Fetch to each leader without one in flight, for its partitions with nothing buffered. While other
+     * partitions still have records buffered, the fetch does not long-poll: a partition that has caught up would
+     * otherwise hold the leader's one fetch for {@code fetch.max.wait.ms}, and the buffered partitions, once
+     * drained, could not be fetched again until it returned.
+     */
     private void sendFetches() {
         ClusterMetadata metadata = cluster.metadata();
         if (metadata == null || System.currentTimeMillis() < backoffUntilMs) {
             return;
         }
         Map<Integer, Map<TopicPartition, Long>> byLeader = new LinkedHashMap<>();
+        boolean[] anyBuffered = {false};
         assigned.forEach((partition, state) -> {
             if (state.position < 0 || !state.buffered.isEmpty()) {
+                anyBuffered[0] |= !state.buffered.isEmpty();
                 return;
             }
             int leader = metadata.leaderOf(partition);
@@ -415,12 +422,13 @@ public final class CairnConsumer implements AutoCloseable {
             }
             inFlight.put(nodeId, new InFlightFetch(connection,
                     System.currentTimeMillis() + config.requestTimeoutMs()));
-            connection.send(ApiKey.FETCH, fetchRequest(fetchOffsets), true).whenComplete((response, error) ->
+            int maxWaitMs = anyBuffered[0] ? 0 : config.fetchMaxWaitMs();
+            connection.send(ApiKey.FETCH, fetchRequest(fetchOffsets, maxWaitMs), true).whenComplete((response, error) ->
                     completed.add(new FetchResult(nodeId, fetchOffsets, response, error)));
         }
     }
 
-    private Struct fetchRequest(Map<TopicPartition, Long> fetchOffsets) {
+    private Struct fetchRequest(Map<TopicPartition, Long> fetchOffsets, int maxWaitMs) {
         Map<String, List<Struct>> byTopic = new LinkedHashMap<>();
         fetchOffsets.forEach((partition, offset) -> byTopic.computeIfAbsent(partition.topic(),
                 unused -> new ArrayList<>()).add(new Struct(FetchRequest.FetchPartition.SCHEMA)
@@ -434,7 +442,7 @@ public final class CairnConsumer implements AutoCloseable {
         // Session id 0 with epoch -1 asks for full fetches: the response lists exactly the requested partitions.
         return new Struct(FetchRequest.SCHEMA)
                 .set(FetchRequest.REPLICA_ID, -1)
-                .set(FetchRequest.MAX_WAIT_MS, config.fetchMaxWaitMs())
+                .set(FetchRequest.MAX_WAIT_MS, maxWaitMs)
                 .set(FetchRequest.MIN_BYTES, config.fetchMinBytes())
                 .set(FetchRequest.MAX_BYTES, config.fetchMaxBytes())
                 .set(FetchRequest.ISOLATION_LEVEL, (byte) 0)

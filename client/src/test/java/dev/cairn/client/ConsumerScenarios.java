@@ -93,6 +93,36 @@ abstract class ConsumerScenarios {
         }
     }
 
+    /**
+     * One partition is caught up (empty) while another still has many small fetches to come: the caught-up one must
+     * not hold the leader's fetch for fetch.max.wait.ms each time the other has records buffered. With the wait at 20
+     * s and one record per poll, that hold would take minutes for these 60 fetches; the test bounds it at a minute.
+     */
+    @Test
+    void aCaughtUpPartitionDoesNotHoldBackTheOthers() throws Exception {
+        String topic = "caught-up-beside-busy";
+        int count = 120;
+        try (KafkaProducer<byte[], byte[]> producer = KafkaOracle.producer(broker.bootstrap(), Map.of())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 1, null,
+                        new byte[900])).get();   // one batch per record
+            }
+        }
+        int received = 0;
+        try (CairnConsumer consumer = CairnConsumer.create(ConsumerConfig.builder()
+                .bootstrapServers(broker.bootstrap()).clientId("caught-up-it").fetchMaxWaitMs(20_000)
+                .partitionFetchBytesMax(2_048).maxPollRecords(1).build())) {
+            List<TopicPartition> assignment = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
+            consumer.assign(assignment);
+            consumer.seekToBeginning(assignment);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (received < count && System.nanoTime() < deadline) {
+                received += consumer.poll(Duration.ofMillis(200)).size();
+            }
+        }
+        assertEquals(count, received, "records read within the minute");
+    }
+
     @Test
     void largeRunComesBackExactlyOnceInOrder() throws Exception {
         String topic = "large-run";
