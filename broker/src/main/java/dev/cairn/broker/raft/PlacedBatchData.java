@@ -112,20 +112,21 @@ final class PlacedBatchData implements StateMachine.DataApi {
         if (p == null || p.logEndOffset() >= offset) {
             return CompletableFuture.completedFuture(null);
         }
-        gapWaiter = new CompletableFuture<>();
+        CompletableFuture<Void> waiter = new CompletableFuture<>();
+        gapWaiter = waiter;
         gapWaiterOffset = offset;
         gapWaiterSeenEnd = p.logEndOffset();
         gapWaiterSeenAtNanos = System.nanoTime();
-        gapChecks.execute(() -> checkStalled(gapWaiter));
-        return gapWaiter;
+        gapChecks.execute(() -> checkStalled(waiter));
+        return waiter;
     }
 
     /** Fails {@code waiter} when the log has not grown for the stall limit; otherwise looks again later. */
     private void checkStalled(CompletableFuture<Void> waiter) {
         String stalled;
         synchronized (this) {
-            if (waiter != gapWaiter) {
-                return;
+            if (waiter != gapWaiter || waiter.isDone()) {
+                return;   // it went on (or failed) meanwhile: this check ends
             }
             Partition p = partition.get();
             long end = p == null ? gapWaiterSeenEnd : p.logEndOffset();
