@@ -7,11 +7,12 @@
 #
 #   bench/compare.sh            (about 15 minutes on 2 cores; DURATION=10 s of producing per run, WARMUP=2 not counted)
 #   CELLS="sync-100B e2e-1KiB" SHAPES=1 bench/compare.sh      (a subset)
+#   FSYNC=1 bench/compare.sh    (both sides fsync before acknowledging: log.flush.interval.messages=1 on every broker)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates, bench/kafka-compare/pom.xml) into bench-work/
 # (git-ignored) on first use, and builds the broker and load-tool jars when they are missing or stale.
 #
-# Both run at their default durability, which is now the same kind. Kafka acknowledges acks=all once every in-sync
+# Without FSYNC=1 both run at their default durability, which is now the same kind. Kafka acknowledges acks=all once every in-sync
 # replica has the record in its page cache (flush.messages and flush.ms unset: no fsync per write); with 3 brokers
 # and min.insync.replicas=2 it needs at least 2 of them. Cairn acknowledges once a majority of the replicas (1 of 1,
 # or 2 of 3) wrote the batch and its Raft entry to the operating system; segments are fsynced on Kafka's schedule
@@ -23,6 +24,9 @@ out="$work/compare"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 shapes="${SHAPES:-1 3}"
+fsync="${FSYNC:-0}"
+flush_every_message=""
+[ "$fsync" = 1 ] && flush_every_message="log.flush.interval.messages=1"
 all_cells="sync-100B sync-50KB sync-1MB 4x4-50KB 8x8-50KB batch-1KiB e2e-1KiB"
 cells="${CELLS:-$all_cells}"
 started=$(date +%s)
@@ -77,6 +81,7 @@ offsets.topic.replication.factor=$n
 transaction.state.log.replication.factor=$n
 transaction.state.log.min.isr=$(( n == 1 ? 1 : 2 ))
 group.initial.rebalance.delay.ms=0
+$flush_every_message
 PROPS
     java -cp "$work/kafka-libs/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" \
       >"$dir/format.log" 2>&1
@@ -95,7 +100,7 @@ start_cairn() {   # brokers port_prefix: node i on (prefix+i)*1000+92, Raft on +
     java -Xmx1g -jar "$broker_jar" start --set node.id="$id" \
       --set listeners=127.0.0.1:$(( (base + id) * 1000 + 92 )) --set raft.listener=127.0.0.1:$(( (base + id) * 1000 + 93 )) \
       --set raft.voters="$voters" --set log.dirs="$dir/data" --set default.replication.factor="$n" \
-      >"$dir/cairn.log" 2>&1 &
+      ${flush_every_message:+--set "$flush_every_message"} >"$dir/cairn.log" 2>&1 &
     pids+=($!)
   done
   for id in $(seq 1 "$n"); do wait_for_log "$out/cairn-$n-$id/cairn.log" " started: node.id=" 120; done
@@ -151,7 +156,8 @@ done
 
 echo
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $machine; $duration s per run ($warmup s warm-up)," \
-  "A-B-B-A rounds; took $(( ($(date +%s) - started) / 60 )) min"
+  "A-B-B-A rounds; $([ "$fsync" = 1 ] && echo "both fsync before acknowledging (log.flush.interval.messages=1)" \
+  || echo "both at their default durability");" "took $(( ($(date +%s) - started) / 60 )) min"
 for shape in $shapes; do
   echo
   echo "### $shape broker(s), replication factor $(( shape == 1 ? 1 : 3 ))"
