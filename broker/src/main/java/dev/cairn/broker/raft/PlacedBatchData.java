@@ -53,14 +53,16 @@ final class PlacedBatchData implements StateMachine.DataApi {
     private final Executor gapChecks;
 
     PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck) {
-        this(partition, fsyncBeforeAck, GAP_STALL_MAX_MS, GAP_CHECK_MS);
+        this(partition, fsyncBeforeAck, GAP_STALL_MAX_MS,
+                CompletableFuture.delayedExecutor(GAP_CHECK_MS, TimeUnit.MILLISECONDS));
     }
 
-    PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck, long gapStallMaxMs, long gapCheckMs) {
+    /** @param gapChecks runs each look at a waiting write, some time after it is handed one */
+    PlacedBatchData(Supplier<Partition> partition, boolean fsyncBeforeAck, long gapStallMaxMs, Executor gapChecks) {
         this.partition = partition;
         this.fsyncBeforeAck = fsyncBeforeAck;
         this.gapStallMaxNanos = TimeUnit.MILLISECONDS.toNanos(gapStallMaxMs);
-        this.gapChecks = CompletableFuture.delayedExecutor(gapCheckMs, TimeUnit.MILLISECONDS);
+        this.gapChecks = gapChecks;
     }
 
     /** Ratis paused the machine to install a snapshot: writes wait for {@link #installFinished()}. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.io.SimulatedFileIo;
 import dev.cairn.broker.log.Log;
@@ -16,6 +17,8 @@ import dev.cairn.broker.partition.PlacementCodec;
 import dev.cairn.protocol.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,11 +35,12 @@ import org.junit.jupiter.api.Test;
  */
 class PlacedBatchDataTest {
     private static final long STALL_MS = 300;
-    private static final long CHECK_MS = 20;
+    /** The stall checks, run when a test says. */
+    private final Deque<Runnable> checks = new ArrayDeque<>();
     private final SimulatedFileIo io = new SimulatedFileIo(1);
     private final Partition partition = new Partition("orders", 0, Log.open(io, Path.of("/data/orders-0"),
             LogConfig.defaults()), new InMemoryOffsetStore(io));
-    private final PlacedBatchData data = new PlacedBatchData(() -> partition, false, STALL_MS, CHECK_MS);
+    private final PlacedBatchData data = new PlacedBatchData(() -> partition, false, STALL_MS, checks::add);
 
     private static AppendAt placement(ByteBuffer batch) {
         RecordBatch header = RecordBatch.of(batch.duplicate());
@@ -75,13 +79,29 @@ class PlacedBatchDataTest {
     void aWriteWhoseGapNeverClosesFailsAfterTheStallLimit() {
         ByteBuffer beyond = TestBatches.batch(3, 2, 1_000L, 100, 2);
         long start = System.nanoTime();
-
         CompletableFuture<?> waiting = data.write(entry(2, beyond), null);
 
-        ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+        while (!waiting.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10)) {
+            assertEquals(1, checks.size(), "one look at a time while it waits");
+            checks.removeFirst().run();
+        }
+
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(0, TimeUnit.SECONDS));
         assertInstanceOf(TimeoutException.class, failed.getCause());
         assertFalse(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(STALL_MS), "not before the limit");
         assertEquals(0, partition.logEndOffset(), "nothing written");
+        assertTrue(checks.isEmpty(), "no look after it failed");
+    }
+
+    @Test
+    void theLooksAtAWaitingWriteEndWhenItGoesOn() throws Exception {
+        CompletableFuture<?> waiting = data.write(entry(2, TestBatches.batch(3, 2, 1_000L, 100, 2)), null);
+        partition.fill(0, TestBatches.batch(0, 3, 1_000L, 100, 1));
+        data.logGrew();
+        waiting.get(10, TimeUnit.SECONDS);
+
+        checks.removeFirst().run();
+        assertTrue(checks.isEmpty(), "the look scheduled while it waited does not schedule another");
     }
 
     @Test
@@ -95,7 +115,7 @@ class PlacedBatchDataTest {
         Path dir = Path.of("/data/orders-0");
         Partition partition = new Partition("orders", 0, Log.open(io, dir, LogConfig.defaults()),
                 new InMemoryOffsetStore(io));
-        PlacedBatchData data = new PlacedBatchData(() -> partition, fsyncBeforeAck, STALL_MS, CHECK_MS);
+        PlacedBatchData data = new PlacedBatchData(() -> partition, fsyncBeforeAck, STALL_MS, Runnable::run);
         data.write(entry(1, TestBatches.batch(0, 3, 1_000L, 100, 1)), null).get(10, TimeUnit.SECONDS);
         data.flush(1).get(10, TimeUnit.SECONDS);
         io.crash();
