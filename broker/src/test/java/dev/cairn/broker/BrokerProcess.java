@@ -19,6 +19,8 @@ final class BrokerProcess implements AutoCloseable {
     private final List<String> command;
     private final Path logFile;
     private Process process;
+    /** Where this run's output starts in the log file. */
+    private long logStart;
 
     BrokerProcess(Map<String, String> settings, Path logFile) {
         this(List.of(), settings, logFile);
@@ -43,9 +45,12 @@ final class BrokerProcess implements AutoCloseable {
         awaitStarted();
     }
 
-    /** Starts the process without waiting (brokers of a cluster must start together to form a majority). */
+    /**
+     * Starts the process without waiting (brokers of a cluster must start together to form a majority). A restart
+     * appends to the log file, so what the broker printed before a kill is kept.
+     */
     void launch() throws IOException {
-        Files.deleteIfExists(logFile);
+        logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
     }
@@ -57,7 +62,7 @@ final class BrokerProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException("broker exited with " + process.exitValue() + ":\n" + log());
             }
-            if (Files.exists(logFile) && log().contains(" started: node.id=")) {
+            if (Files.exists(logFile) && log().indexOf(" started: node.id=", (int) logStart) >= 0) {
                 return;
             }
             TimeUnit.MILLISECONDS.sleep(100);

@@ -2,7 +2,9 @@ package dev.cairn.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +42,9 @@ class ClusterCrashIT {
     private static final String TOPIC = "crash-cluster";
     private static final int PARTITIONS = 6;
     private static final int RECORDS = 200_000;
+    /** Lines of each broker's log quoted when a record is missing, and characters quoted of each. */
+    private static final int DIGEST_LINES = 25;
+    private static final int DIGEST_LINE_CHARS = 300;
 
     @TempDir
     Path dir;
@@ -110,9 +115,15 @@ class ClusterCrashIT {
         assertEquals(null, producerFailure.get(), "the producer saw no fatal error");
         assertEquals(RECORDS, acknowledged.size(), "every record was eventually acknowledged");
 
-        Map<Long, Integer> seen = consumeAll(RECORDS);
+        StringBuilder readout = new StringBuilder();
+        Map<Long, Integer> seen = consumeAll(RECORDS, readout);
         for (long id : acknowledged) {
-            assertEquals(1, seen.getOrDefault(id, 0), "acknowledged record " + id + " consumed exactly once");
+            if (seen.getOrDefault(id, 0) != 1) {
+                int partition = (int) (id % PARTITIONS);
+                fail("acknowledged record " + id + " (partition " + partition + ") consumed " + seen.getOrDefault(id, 0)
+                        + " times rather than once; leader of partition 0 (killed, restarted) " + firstVictim
+                        + ", then killed " + secondVictim + "; " + readout + "\n" + logDigest(partition));
+            }
         }
         assertEquals(RECORDS, seen.size());
     }
@@ -156,7 +167,8 @@ class ClusterCrashIT {
         throw new AssertionError("partition " + partition + " has no leader");
     }
 
-    private Map<Long, Integer> consumeAll(int expected) {
+    /** Reads every partition from offset 0; {@code readout} gets what was read of each and where its log ends. */
+    private Map<Long, Integer> consumeAll(int expected, StringBuilder readout) {
         Map<Long, Integer> seen = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps())) {
             List<TopicPartition> partitions = new ArrayList<>();
@@ -175,8 +187,36 @@ class ClusterCrashIT {
                     received++;
                 }
             }
+            for (TopicPartition tp : partitions) {
+                readout.append(tp).append(": read up to ").append(nextOffset[tp.partition()]).append("; ");
+            }
+            try {
+                readout.append("log ends ").append(consumer.endOffsets(partitions, Duration.ofSeconds(10)));
+            } catch (RuntimeException e) {
+                readout.append("log ends not known: ").append(e);
+            }
         }
         return seen;
+    }
+
+    /**
+     * What the brokers logged about {@code partition}, and their errors: the last {@link #DIGEST_LINES} such lines of
+     * each, so that a failure in CI, where only the test's output is kept, says what the brokers saw.
+     */
+    private String logDigest(int partition) throws IOException {
+        String name = TOPIC + "-" + partition;
+        StringBuilder digest = new StringBuilder();
+        for (int i = 0; i < brokers.size(); i++) {
+            List<String> lines = brokers.get(i).log().lines()
+                    .filter(line -> line.contains(name) || line.contains(" ERROR "))
+                    .map(line -> line.length() > DIGEST_LINE_CHARS ? line.substring(0, DIGEST_LINE_CHARS) : line)
+                    .toList();
+            digest.append("broker ").append(i + 1).append(" (").append(lines.size()).append(" lines about ")
+                    .append(name).append(" or errors, the last ones):\n");
+            lines.subList(Math.max(0, lines.size() - DIGEST_LINES), lines.size())
+                    .forEach(line -> digest.append("  ").append(line).append('\n'));
+        }
+        return digest.toString();
     }
 
     private static void waitFor(BooleanSupplier condition, int seconds, String what) throws InterruptedException {
