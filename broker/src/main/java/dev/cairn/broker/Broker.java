@@ -82,6 +82,7 @@ import dev.cairn.broker.net.KafkaServer;
 import dev.cairn.broker.net.TlsContextSource;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.raft.LeadershipBalancer;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
 import dev.cairn.broker.raft.ReplicaRaftState;
@@ -238,12 +239,7 @@ public final class Broker implements Closeable {
             maintenance.scheduleWithFixedDelay(() -> cluster.driveReassignments(LEADERSHIP_TRANSFER_TIMEOUT_MS,
                     System.currentTimeMillis()),
                     PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            if (config.autoLeaderRebalanceEnable()) {
-                long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
-                maintenance.scheduleWithFixedDelay(() -> cluster.balanceLeadership(System.currentTimeMillis(),
-                        LEADERSHIP_TRANSFER_TIMEOUT_MS),
-                        balanceMs, balanceMs, TimeUnit.MILLISECONDS);
-            }
+            scheduleLeadershipMoves(config, cluster.leadershipBalancer(), maintenance);
             long cleanerBackoff = config.logCleanerBackoffMs();
             maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().compact(System.currentTimeMillis(),
                     COMPACTION_SUBMIT_TIMEOUT_MS), cleanerBackoff, cleanerBackoff, TimeUnit.MILLISECONDS);
@@ -307,6 +303,19 @@ public final class Broker implements Closeable {
                     listenerSecurity(config, listener, cluster)));
         }
         return endpoints;
+    }
+
+    /** Leaderships leave replicas that went offline here, and (when enabled) return to preferred replicas. */
+    private static void scheduleLeadershipMoves(BrokerConfig config, LeadershipBalancer leaderships,
+            ScheduledExecutorService maintenance) {
+        maintenance.scheduleWithFixedDelay(() -> leaderships.handOverOfflineLeaderships(System.currentTimeMillis(),
+                LEADERSHIP_TRANSFER_TIMEOUT_MS), PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS,
+                TimeUnit.MILLISECONDS);
+        if (config.autoLeaderRebalanceEnable()) {
+            long balanceMs = TimeUnit.SECONDS.toMillis(config.leaderImbalanceCheckIntervalSeconds());
+            maintenance.scheduleWithFixedDelay(() -> leaderships.balanceLeadership(System.currentTimeMillis(),
+                    LEADERSHIP_TRANSFER_TIMEOUT_MS), balanceMs, balanceMs, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Each TLS listener looks at its store files every ssl.reload.check.interval.ms (renewed certificates). */

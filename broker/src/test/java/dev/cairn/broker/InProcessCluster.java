@@ -1,6 +1,8 @@
 package dev.cairn.broker;
 
 import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.broker.io.NioFileIo;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Several brokers in this JVM on free loopback ports, one data directory each under a test's temporary
@@ -19,18 +22,27 @@ public final class InProcessCluster implements AutoCloseable {
     public static final long START_TIMEOUT_SECONDS = 120;
 
     private final List<BrokerConfig> configs;
+    /** Each broker's file system, by node id. */
+    private final IntFunction<FileIo> fileIo;
     private final List<Broker> brokers = new ArrayList<>();
     /** raft.voters of the brokers started together. */
     private final String voters;
 
-    private InProcessCluster(List<BrokerConfig> configs, String voters) {
+    private InProcessCluster(List<BrokerConfig> configs, String voters, IntFunction<FileIo> fileIo) {
         this.configs = new ArrayList<>(configs);
         this.voters = voters;
+        this.fileIo = fileIo;
         configs.forEach(config -> brokers.add(null));
     }
 
     /** Starts {@code size} brokers together, each with {@code settings} on top of its own ports and directory. */
     public static InProcessCluster start(int size, Path dir, Map<String, String> settings) throws Exception {
+        return start(size, dir, settings, nodeId -> new NioFileIo());
+    }
+
+    /** As {@link #start(int, Path, Map)}, each broker on the file system {@code fileIo} gives for its node id. */
+    static InProcessCluster start(int size, Path dir, Map<String, String> settings, IntFunction<FileIo> fileIo)
+            throws Exception {
         List<Integer> raftPorts = new ArrayList<>();
         StringBuilder voters = new StringBuilder();
         for (int i = 0; i < size; i++) {
@@ -48,10 +60,10 @@ public final class InProcessCluster implements AutoCloseable {
             config.putAll(settings);
             configs.add(BrokerConfig.fromMap(config));
         }
-        InProcessCluster cluster = new InProcessCluster(configs, voters.toString());
+        InProcessCluster cluster = new InProcessCluster(configs, voters.toString(), fileIo);
         List<CompletableFuture<Broker>> starting = new ArrayList<>();
         for (BrokerConfig config : configs) {
-            starting.add(CompletableFuture.supplyAsync(() -> startBroker(config)));
+            starting.add(CompletableFuture.supplyAsync(() -> cluster.startBroker(config)));
         }
         try {
             for (int i = 0; i < size; i++) {
@@ -64,9 +76,9 @@ public final class InProcessCluster implements AutoCloseable {
         return cluster;
     }
 
-    private static Broker startBroker(BrokerConfig config) {
+    private Broker startBroker(BrokerConfig config) {
         try {
-            return Broker.start(config);
+            return Broker.start(config, fileIo.apply(config.nodeId()));
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException("broker " + config.nodeId() + " did not start", e);
         }

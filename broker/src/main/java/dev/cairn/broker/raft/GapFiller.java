@@ -7,6 +7,7 @@ import dev.cairn.broker.partition.Result;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,16 +60,21 @@ final class GapFiller {
 
     private final LeaderCopy leaderCopy;
     private final Runnable onFilled;
+    private final BooleanSupplier abandoned;
     private final Pacing pacing;
 
-    /** @param onFilled runs after each copy into the log (writes waiting for the gap may go on) */
-    GapFiller(LeaderCopy leaderCopy, Runnable onFilled) {
-        this(leaderCopy, onFilled, Pacing.REAL);
+    /**
+     * @param onFilled runs after each copy into the log (writes waiting for the gap may go on)
+     * @param abandoned true once the partition went offline on this replica meanwhile: the filler stops
+     */
+    GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned) {
+        this(leaderCopy, onFilled, abandoned, Pacing.REAL);
     }
 
-    GapFiller(LeaderCopy leaderCopy, Runnable onFilled, Pacing pacing) {
+    GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned, Pacing pacing) {
         this.leaderCopy = leaderCopy;
         this.onFilled = onFilled;
+        this.abandoned = abandoned;
         this.pacing = pacing;
     }
 
@@ -79,7 +85,7 @@ final class GapFiller {
             try {
                 return partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed);
             } catch (PlacedBatchException gap) {
-                if (gap.missingFrom() < 0) {
+                if (gap.missingFrom() < 0 || abandoned.getAsBoolean()) {
                     throw gap;
                 }
                 long now = pacing.nowMs();

@@ -8,13 +8,18 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Hands leadership of the partitions this broker leads back to their preferred replicas (Kafka's auto balancing). */
-final class LeadershipBalancer {
+/**
+ * Hands leadership of the partitions this broker leads back to their preferred replicas (Kafka's auto balancing),
+ * and away from replicas whose partition is offline here (a storage failure), as Kafka's controller moves leaders
+ * off a failed log directory.
+ */
+public final class LeadershipBalancer {
     private static final Logger LOG = LoggerFactory.getLogger(LeadershipBalancer.class);
     /** A preferred replica must have answered its leader this recently to be handed leadership. */
     private static final long TRANSFER_FOLLOWER_RESPONSE_MS_MAX = 1_000;
@@ -25,15 +30,43 @@ final class LeadershipBalancer {
     private final RaftHost host;
     private final LocalPartitionIndex index;
     private final Supplier<MetadataImage> images;
+    /** Whether this broker's replica of a group (by group id) is offline. */
+    private final Predicate<UUID> offline;
     private final Set<UUID> transfersInFlight = ConcurrentHashMap.newKeySet();
     /** Per group: no leadership transfer before this time (ms), after a transfer that failed. */
     private final Map<UUID, Long> transferNotBeforeMs = new ConcurrentHashMap<>();
 
-    LeadershipBalancer(int nodeId, RaftHost host, LocalPartitionIndex index, Supplier<MetadataImage> image) {
+    LeadershipBalancer(int nodeId, RaftHost host, LocalPartitionIndex index, Supplier<MetadataImage> image,
+            Predicate<UUID> offline) {
         this.nodeId = nodeId;
         this.host = host;
         this.index = index;
         this.images = image;
+        this.offline = offline;
+    }
+
+    /**
+     * For each partition this broker leads while its replica here is offline (it serves no produce or fetch until
+     * a restart), hands leadership to another replica that can take over (see {@link #readyToLead}), the preferred
+     * ones first. Without this the partition stayed unavailable: Raft keeps an offline replica leading.
+     */
+    public void handOverOfflineLeaderships(long nowMs, long transferTimeoutMs) {
+        MetadataImage image = images.get();
+        for (LocalPartitionIndex.Entry entry : index.entries().values()) {
+            RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
+            Optional<TopicInfo> topic = image.topicById(entry.topicId());
+            if (topic.isEmpty() || !offline.test(entry.groupId())
+                    || !host.role(groupId).map(GroupRole::isLeader).orElse(false)) {
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            for (int replica : topic.get().replicas().get(entry.partition())) {
+                if (replica != nodeId && readyToLead(groupId, replica, image)) {
+                    transfer(entry.groupId(), tp, replica, nowMs, transferTimeoutMs, "its replica here is offline");
+                    break;
+                }
+            }
+        }
     }
 
     /**
@@ -41,30 +74,37 @@ final class LeadershipBalancer {
      * preferred leader (the first in its replica list), hands leadership to that replica when it is in sync.
      * Replica assignment spreads preferred leaders, so this spreads leadership again after restarts.
      */
-    void balanceLeadership(long nowMs, long transferTimeoutMs) {
+    public void balanceLeadership(long nowMs, long transferTimeoutMs) {
         MetadataImage image = images.get();
         for (LocalPartitionIndex.Entry entry : index.entries().values()) {
             RaftGroupId groupId = RaftGroupId.valueOf(entry.groupId());
             Optional<TopicInfo> topic = image.topicById(entry.topicId());
-            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)
-                    || nowMs < transferNotBeforeMs.getOrDefault(entry.groupId(), Long.MIN_VALUE)) {
+            if (topic.isEmpty() || !host.role(groupId).map(GroupRole::isLeader).orElse(false)) {
                 continue;
             }
             int preferred = topic.get().replicas().get(entry.partition()).get(0);
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            if (preferred == nodeId || !readyToLead(groupId, preferred, image)
-                    || !transfersInFlight.add(entry.groupId())) {
-                continue;
+            if (preferred != nodeId && readyToLead(groupId, preferred, image)) {
+                transfer(entry.groupId(), tp, preferred, nowMs, transferTimeoutMs, "its preferred replica");
             }
-            host.transferLeadership(groupId, Integer.toString(preferred), transferTimeoutMs).thenAccept(done -> {
-                transfersInFlight.remove(entry.groupId());
-                if (done) {
-                    LOG.info("{}: leadership handed to its preferred replica {}", tp, preferred);
-                } else {
-                    transferNotBeforeMs.put(entry.groupId(), nowMs + TRANSFER_BACKOFF_MS);
-                }
-            });
         }
+    }
+
+    /** Starts a transfer of {@code tp}'s leadership to {@code replica} unless one is in flight or backing off. */
+    private void transfer(UUID groupId, TopicPartition tp, int replica, long nowMs, long transferTimeoutMs,
+            String why) {
+        if (nowMs < transferNotBeforeMs.getOrDefault(groupId, Long.MIN_VALUE) || !transfersInFlight.add(groupId)) {
+            return;
+        }
+        host.transferLeadership(RaftGroupId.valueOf(groupId), Integer.toString(replica), transferTimeoutMs)
+                .thenAccept(done -> {
+                    transfersInFlight.remove(groupId);
+                    if (done) {
+                        LOG.info("{}: leadership handed to replica {} ({})", tp, replica, why);
+                    } else {
+                        transferNotBeforeMs.put(groupId, nowMs + TRANSFER_BACKOFF_MS);
+                    }
+                });
     }
 
     /**

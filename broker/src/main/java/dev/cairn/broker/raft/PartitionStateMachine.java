@@ -92,7 +92,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         this.snapshotByBytes = snapshotByBytes;
         this.writeOnce = writeOnce ? new WriteOncePath() : null;
         this.placedData = new PlacedBatchData(() -> offline == null ? partition : null, fsyncBeforeAck);
-        this.gapFiller = leaderCopy == null ? null : new GapFiller(leaderCopy, placedData::logGrew);
+        this.gapFiller = leaderCopy == null ? null
+                : new GapFiller(leaderCopy, placedData::logGrew, () -> offline != null);
     }
 
     /** The partition, for readers; null until Ratis has initialized the group. */
@@ -262,10 +263,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
         } catch (StorageException e) {
-            offline = e;
-            placedData.failWaiting(e);
-            LOG.error("{}: storage failure at raft index {}; the partition is offline until restart", partition,
-                    entry.getIndex(), e);
+            takeOffline(e, entry.getIndex());
             updateLastAppliedTermIndex(TermIndex.valueOf(entry));
             return CompletableFuture.failedFuture(new StateMachineException(e.getMessage()));
         }
@@ -277,6 +275,29 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         return CompletableFuture.completedFuture(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));
+    }
+
+    /**
+     * Ratis's Raft log of this group stopped on this replica: a batch, or the entry itself, could not be written.
+     * It appends nothing more until a restart, so the partition goes offline here at once (its leadership is then
+     * handed over, LeadershipBalancer) rather than when an entry whose batch it lacks commits. A batch that could
+     * not be read back for a lagging follower does not stop the log and is not this.
+     */
+    @Override
+    public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+        if (!PlacedBatchData.isReadBackFailure(cause)) {
+            long index = failedEntry == null ? -1 : failedEntry.getIndex();
+            takeOffline(new StorageException("the Raft log stopped at entry " + index + ": " + cause, cause), index);
+        }
+    }
+
+    private void takeOffline(StorageException cause, long raftIndex) {
+        if (offline == null) {
+            offline = cause;
+            LOG.error("{}: storage failure at raft index {}; the partition is offline until restart", partition,
+                    raftIndex, cause);
+        }
+        placedData.failWaiting(cause);
     }
 
     /** Applies the entry, filling a gap in this replica's log from the leader first where there is one. */

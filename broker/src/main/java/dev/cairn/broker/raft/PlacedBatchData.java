@@ -200,10 +200,30 @@ final class PlacedBatchData implements StateMachine.DataApi {
             if (p != null && WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at) {
                 return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(p.readPlaced(at)));
             }
-            return CompletableFuture.failedFuture(new StateMachineException("Raft entry " + entry.getIndex()
-                    + " of " + p + " has no batch to read"));
+            return CompletableFuture.failedFuture(new ReadBackException("Raft entry " + entry.getIndex()
+                    + " of " + p + " has no batch to read", null));
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(new ReadBackException("reading back the batch of Raft entry "
+                    + entry.getIndex() + " of " + p + " failed: " + e.getMessage(), e));
+        }
+    }
+
+    /** Whether {@code failure} is (or was caused by) a failed {@link #read}, which leaves the Raft log running. */
+    static boolean isReadBackFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ReadBackException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A batch could not be read back for a follower behind Raft's cache. */
+    static final class ReadBackException extends StateMachineException {
+        private static final long serialVersionUID = 1L;
+
+        ReadBackException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

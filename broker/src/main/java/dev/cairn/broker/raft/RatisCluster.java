@@ -113,7 +113,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 ? new MetadataStateMachine(metadata, metadataApplied::applied) : newPartitionStateMachine(groupId);
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
-        this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image);
+        this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image,
+                gid -> Optional.ofNullable(partitions.get(gid)).map(PartitionStateMachine::offlineCause).isPresent());
         this.leaderJobs = new PartitionLeaderJobs(groupsByPartition::keySet, this::leaderReplica, metadata::image,
                 this::submit);
         this.reassignments = new ReassignmentDriver(nodeId, host, metadata::image, groupsByPartition::get,
@@ -360,9 +361,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         leaderClients.retainGroupsOf(image);
     }
 
-    /** See {@link LeadershipBalancer#balanceLeadership}. */
-    public void balanceLeadership(long nowMs, long transferTimeoutMs) {
-        balancer.balanceLeadership(nowMs, transferTimeoutMs);
+    /** Moves leaderships: to preferred replicas, and away from replicas offline here. */
+    public LeadershipBalancer leadershipBalancer() {
+        return balancer;
     }
 
     /** What this broker submits as a partition leader on the maintenance timer: retention, configs, compaction. */

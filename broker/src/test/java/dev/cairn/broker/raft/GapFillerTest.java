@@ -65,7 +65,7 @@ class GapFillerTest {
         GapFiller filler = new GapFiller((from, max) -> {
             copiedFrom.add(from);
             return copies.removeFirst().duplicate();
-        }, () -> { }, pacing);
+        }, () -> { }, () -> false, pacing);
 
         Result result = filler.apply(follower, entry(2), placement(missing), false);
 
@@ -84,7 +84,7 @@ class GapFillerTest {
         GapFiller filler = new GapFiller((from, max) -> {
             copies[0]++;
             throw new IllegalStateException("no leader");
-        }, () -> { }, pacing);
+        }, () -> { }, () -> false, pacing);
 
         PlacedBatchException gap = assertThrows(PlacedBatchException.class,
                 () -> filler.apply(follower, entry(2), placement(missing), false));
@@ -92,6 +92,26 @@ class GapFillerTest {
         assertEquals(3, gap.missingFrom());
         assertEquals(GapFiller.STALL_MAX_MS / GapFiller.BACKOFF_MS, copies[0], "one copy a pause apart");
         assertTrue(pacing.nowMs >= GapFiller.STALL_MAX_MS);
+    }
+
+    @Test
+    void stopsAtOnceWhenThePartitionWentOfflineMeanwhile() {
+        Partition follower = followerWithAGap();
+        ByteBuffer missing = TestBatches.batch(3, 3, 1_000L, 100, 2);
+        int[] copies = {0};
+        boolean[] offline = {false};
+        GapFiller filler = new GapFiller((from, max) -> {
+            copies[0]++;
+            offline[0] = true;   // the Raft log failed on this replica while the copy ran
+            return NOTHING.duplicate();
+        }, () -> { }, () -> offline[0], pacing);
+
+        PlacedBatchException gap = assertThrows(PlacedBatchException.class,
+                () -> filler.apply(follower, entry(2), placement(missing), false));
+
+        assertEquals(3, gap.missingFrom());
+        assertEquals(1, copies[0], "no copy after the partition went offline");
+        assertEquals(List.of(GapFiller.BACKOFF_MS), pacing.pauses, "one pause, not the stall limit");
     }
 
     @Test
@@ -110,7 +130,8 @@ class GapFillerTest {
         }
         copies.add(tail);
         int[] filled = {0};
-        GapFiller filler = new GapFiller((from, max) -> copies.removeFirst().duplicate(), () -> filled[0]++, pacing);
+        GapFiller filler = new GapFiller((from, max) -> copies.removeFirst().duplicate(), () -> filled[0]++,
+                () -> false, pacing);
         AppendAt wholeRange = new AppendAt(3, 5_000L, head.remaining(), 0, 2, -1, (short) -1, -1, -1, 1_000L);
 
         filler.apply(follower, entry(2), wholeRange, false);
