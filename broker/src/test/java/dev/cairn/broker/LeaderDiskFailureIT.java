@@ -79,7 +79,7 @@ class LeaderDiskFailureIT {
 
                 awaitAll(send(producer, RECORDS_BEFORE, RECORDS_AFTER));
 
-                assertTrue(disks[failed - 1].failedWrites() > 0, "broker " + failed + "'s disk refused writes");
+                assertTrue(disks[failed - 1].failures() > 0, "broker " + failed + "'s disk refused changes");
                 assertNotEquals(failed, leader(admin), "leadership left broker " + failed);
             }
             assertEquals(RECORDS_BEFORE + RECORDS_AFTER, readAll(cluster.bootstrap(), RECORDS_BEFORE + RECORDS_AFTER));

@@ -5,13 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.config.BrokerConfig;
-import dev.cairn.broker.io.FileHandle;
-import dev.cairn.broker.io.FileIo;
-import dev.cairn.broker.io.NioFileIo;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,8 +95,7 @@ class SlowPartitionIT {
     }
 
     /** The real file system, except that writes under one directory wait while the gate is closed. */
-    private static final class GatedFileIo implements FileIo {
-        private final FileIo disk = new NioFileIo();
+    private static final class GatedFileIo extends ForwardingFileIo {
         private final String gatedDirectory;
         private final CountDownLatch blockedWrite = new CountDownLatch(1);
         private volatile CountDownLatch gate = new CountDownLatch(0);
@@ -123,7 +116,8 @@ class SlowPartitionIT {
             return blockedWrite.await(timeout, unit);
         }
 
-        private void passGate(Path path) throws IOException {
+        @Override
+        void beforeWrite(Path path) throws IOException {
             Path parent = path.getParent();
             CountDownLatch current = gate;
             if (parent != null && parent.getFileName().toString().equals(gatedDirectory) && current.getCount() > 0) {
@@ -135,93 +129,6 @@ class SlowPartitionIT {
                     throw new IOException("interrupted at the gate", e);
                 }
             }
-        }
-
-        @Override
-        public FileHandle open(Path path) throws IOException {
-            FileHandle file = disk.open(path);
-            return new FileHandle() {
-                @Override
-                public Path path() {
-                    return file.path();
-                }
-
-                @Override
-                public void write(ByteBuffer source, long position) throws IOException {
-                    passGate(path);
-                    file.write(source, position);
-                }
-
-                @Override
-                public int read(ByteBuffer target, long position) throws IOException {
-                    return file.read(target, position);
-                }
-
-                @Override
-                public long size() throws IOException {
-                    return file.size();
-                }
-
-                @Override
-                public void truncate(long sizeBytes) throws IOException {
-                    file.truncate(sizeBytes);
-                }
-
-                @Override
-                public void force() throws IOException {
-                    file.force();
-                }
-
-                @Override
-                public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-                    return file.transferTo(position, count, target);
-                }
-
-                @Override
-                public FileChannel fileChannel() {
-                    return file.fileChannel();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    file.close();
-                }
-            };
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return disk.exists(path);
-        }
-
-        @Override
-        public long size(Path path) throws IOException {
-            return disk.size(path);
-        }
-
-        @Override
-        public List<Path> list(Path directory) throws IOException {
-            return disk.list(directory);
-        }
-
-        @Override
-        public void createDirectories(Path directory) throws IOException {
-            disk.createDirectories(directory);
-        }
-
-        @Override
-        public void delete(Path path) throws IOException {
-            disk.delete(path);
-        }
-
-        @Override
-        public void atomicMove(Path source, Path target) throws IOException {
-            disk.atomicMove(source, target);
-        }
-
-        @Override
-        public void fsyncDirectory(Path directory) throws IOException {
-            disk.fsyncDirectory(directory);
         }
     }
 }
