@@ -48,8 +48,9 @@ class LeaderDiskFailureIT {
     Path dir;
 
     /**
-     * Segment writes fail on the leader: Ratis stops that replica's Raft log for the group (its leader thread ends),
-     * and the partition goes offline there at once (PartitionStateMachine.notifyLogFailed).
+     * Segment writes fail on the leader: Ratis stops that replica's Raft log for the group, its leader thread ends and
+     * another replica is elected; the partition goes offline there at once (PartitionStateMachine.notifyLogFailed).
+     * What this checks is what clients see: every record acknowledged and read back once.
      */
     @Test
     void leadershipLeavesAReplicaWhoseSegmentWritesFail() throws Exception {
