@@ -11,9 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -43,6 +45,8 @@ class LeaderDiskFailureIT {
     private static final int RECORDS_AFTER = 100;
     /** Bounds each acknowledgement after the failure: well inside the producer's own delivery timeout (120 s). */
     private static final long ACK_WAIT_S = 90;
+    /** How long the brokers' apply threads may take to end once the brokers are closed. */
+    private static final long APPLY_THREADS_END_WAIT_S = 30;
 
     @TempDir
     Path dir;
@@ -70,6 +74,7 @@ class LeaderDiskFailureIT {
     private void leadershipLeavesAFailedDisk(Map<String, String> settings, Consumer<FailingFileIo> failure)
             throws Exception {
         FailingFileIo[] disks = {new FailingFileIo(), new FailingFileIo(), new FailingFileIo()};
+        Set<Thread> applyThreadsBefore = applyThreads();
         try (InProcessCluster cluster = InProcessCluster.start(3, dir, settings, nodeId -> disks[nodeId - 1]);
                 Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(60, TimeUnit.SECONDS);
@@ -78,13 +83,41 @@ class LeaderDiskFailureIT {
                 int failed = leader(admin);
                 failure.accept(disks[failed - 1]);
 
-                awaitAll(send(producer, RECORDS_BEFORE, RECORDS_AFTER));
+                for (int id = RECORDS_BEFORE; id < RECORDS_BEFORE + RECORDS_AFTER; id++) {
+                    // One at a time: each is its own Raft entry, so the failing replica has entries to apply.
+                    awaitAll(send(producer, id, 1));
+                }
 
                 assertTrue(disks[failed - 1].failures() > 0, "broker " + failed + "'s disk refused changes");
                 assertNotEquals(failed, leader(admin), "leadership left broker " + failed);
             }
             assertEquals(RECORDS_BEFORE + RECORDS_AFTER, readAll(cluster.bootstrap(), RECORDS_BEFORE + RECORDS_AFTER));
         }
+        assertApplyThreadsEnd(applyThreadsBefore);
+    }
+
+    /** Ratis's apply threads (one per partition replica) running in this JVM. */
+    private static Set<Thread> applyThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.isAlive() && thread.getName().endsWith("-StateMachineUpdater"))
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * Closing the brokers ends their apply threads. One that an exception kept failing would retry forever, logging
+     * each time: a failed snapshot at close did that, filling 18 GB of log in a few minutes.
+     */
+    private static void assertApplyThreadsEnd(Set<Thread> before) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(APPLY_THREADS_END_WAIT_S);
+        Set<Thread> left = applyThreads();
+        left.removeAll(before);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(100);
+            left = applyThreads();
+            left.removeAll(before);
+        }
+        assertEquals(Set.of(), left.stream().map(Thread::getName).collect(Collectors.toSet()),
+                "apply threads still running after the brokers closed");
     }
 
     private static List<Future<RecordMetadata>> send(KafkaProducer<byte[], byte[]> producer, int first, int count) {

@@ -8,10 +8,7 @@ import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PartitionSnapshot;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
-import dev.cairn.broker.log.OffsetOutOfRangeException;
-import dev.cairn.broker.partition.PlacementCodec;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -20,6 +17,8 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -47,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A storage failure while applying takes the partition offline: the entry's client gets
  * KAFKA_STORAGE_ERROR, later entries are refused, and reads fail until a restart recovers the log and replays.
- * Nothing is thrown out of {@code applyTransaction} (Ratis would stop the whole server).
+ * Nothing unchecked is thrown out of {@code applyTransaction} or {@code takeSnapshot}: Ratis's apply thread would
+ * retry in an endless loop that logs an error each time (one such loop wrote 18 GB of log in a test run).
  */
 public final class PartitionStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStateMachine.class);
@@ -65,6 +65,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private volatile Partition partition;
     private volatile StorageException offline;
     private volatile int snapshotsInstalled;
+    private volatile boolean leading;
     private Thread applyThread;
 
     /**
@@ -262,10 +263,14 @@ public final class PartitionStateMachine extends BaseStateMachine {
         } catch (CommandFormatException e) {
             snapshotByBytes.onApplied(entry.getStateMachineLogEntry().getLogData().size());
             result = new Result.Rejected(ErrorCode.CORRUPT_MESSAGE, e.getMessage());
-        } catch (StorageException e) {
-            takeOffline(e, entry.getIndex());
+        } catch (RuntimeException e) {
+            // A storage failure, or a broken invariant: thrown to Ratis, its apply thread would retry the entry in a
+            // loop that logs an error each time (StateMachineUpdater.run) and never ends.
+            StorageException failure = e instanceof StorageException storage ? storage
+                    : new StorageException("applying Raft entry " + entry.getIndex() + " failed: " + e, e);
+            takeOffline(failure, entry.getIndex());
             updateLastAppliedTermIndex(TermIndex.valueOf(entry));
-            return CompletableFuture.failedFuture(new StateMachineException(e.getMessage()));
+            return CompletableFuture.failedFuture(new StateMachineException(failure.getMessage()));
         }
         updateLastAppliedTermIndex(TermIndex.valueOf(entry));
         if (result instanceof Result.Appended appended && !appended.duplicate()) {
@@ -278,16 +283,26 @@ public final class PartitionStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Ratis's Raft log of this group stopped on this replica: a batch, or the entry itself, could not be written.
-     * It appends nothing more until a restart, so the partition goes offline here at once (its leadership is then
-     * handed over, LeadershipBalancer) rather than when an entry whose batch it lacks commits. A batch that could
-     * not be read back for a lagging follower does not stop the log and is not this.
+     * Ratis stopped this group's Raft log on this replica (a batch or entry could not be written): the partition goes
+     * offline here at once, and its leadership is handed over (LeadershipBalancer). A batch that could not be read back
+     * for a lagging follower leaves the log running and is not this.
      */
     @Override
     public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
         if (!PlacedBatchData.isReadBackFailure(cause)) {
             long index = failedEntry == null ? -1 : failedEntry.getIndex();
             takeOffline(new StorageException("the Raft log stopped at entry " + index + ": " + cause, cause), index);
+        }
+    }
+
+    /** Logs this broker taking or losing the partition's leadership, as Kafka logs leader changes. */
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeaderId) {
+        boolean leads = member.getPeerId().equals(newLeaderId);
+        if (leads != leading) {
+            leading = leads;
+            LOG.info("{}: this broker {} its leader (the leader is {})", partition, leads ? "is now" : "is no longer",
+                    newLeaderId == null ? "not known yet" : "broker " + newLeaderId);
         }
     }
 
@@ -330,38 +345,14 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
-    /**
-     * Read-only queries (a group's committed offset, the groups with committed offsets), answered from applied state
-     * on the group's leader.
-     */
+    /** Read-only queries, answered from applied state on the group's leader ({@link PartitionQueries}). */
     @Override
     public CompletableFuture<Message> query(Message request) {
         Partition p = partition;
         if (p == null || offline != null) {
             return CompletableFuture.failedFuture(new StateMachineException("partition not available"));
         }
-        Result result;
-        ByteBuffer query = request.getContent().asReadOnlyByteBuffer();
-        try {
-            if (PlacementCodec.isBatchQuery(query)) {
-                ByteBuffer batches = p.read(PlacementCodec.batchQueryFromOffset(query),
-                        Math.min(PlacementCodec.batchQueryMaxBytes(query), GapFiller.BYTES_MAX)).readBytes();
-                return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(
-                        PlacementCodec.encodeBatches(batches))));
-            }
-            String groupId = CommandCodec.decodeCommittedOffsetQuery(query);
-            result = groupId == null ? new Result.GroupsListed(new java.util.ArrayList<>(p.committedGroups()))
-                    : p.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
-                    .orElse(Result.OffsetFetched.NONE);
-        } catch (CommandFormatException e) {
-            result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
-        } catch (StorageException | IOException e) {
-            result = new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, e.getMessage());
-        } catch (OffsetOutOfRangeException e) {
-            result = new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, e.getMessage());
-        }
-        return CompletableFuture.completedFuture(
-                Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandCodec.encode(result))));
+        return CompletableFuture.completedFuture(PartitionQueries.answer(p, request));
     }
 
     @Override
@@ -374,7 +365,15 @@ public final class PartitionStateMachine extends BaseStateMachine {
         if (applied == null) {
             return -1;
         }
-        PartitionSnapshot state = partition.snapshot();
+        PartitionSnapshot state;
+        try {
+            state = partition.snapshot();
+        } catch (RuntimeException e) {
+            // Ratis logs an IOException from here once; anything else would spin its apply thread (see above).
+            takeOffline(e instanceof StorageException storage ? storage
+                    : new StorageException("snapshot at " + applied + " failed: " + e, e), applied.getIndex());
+            throw new IOException(partition + ": snapshot at " + applied + " failed", e);
+        }
         storage.write(applied.getTerm(), applied.getIndex(), state, logDirectory);
         snapshotByBytes.onSnapshotTaken();
         return applied.getIndex();
