@@ -577,6 +577,16 @@ public final class Broker implements Closeable {
                 .orElse(OptionalLong.empty());
     }
 
+    /** The partitions as this broker's handlers reach them: submit through a partition's group, read, ask who leads. */
+    public ReplicatedPartitions partitions() {
+        return cluster;
+    }
+
+    /** This broker's replica of a partition, leader or follower; empty when it hosts none. */
+    public Optional<Partition> localReplica(String topic, int partition) {
+        return cluster.localReplica(new TopicPartition(topic, partition));
+    }
+
     /** The first Kafka listener's bound port (useful when configured as 0). */
     public int kafkaPort() {
         return server.port();

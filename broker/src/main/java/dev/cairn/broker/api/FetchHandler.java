@@ -9,6 +9,7 @@ import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.log.OffsetOutOfRangeException;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.TransactionIndex;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
@@ -16,6 +17,7 @@ import dev.cairn.protocol.message.FetchRequest;
 import dev.cairn.protocol.message.FetchRequest.FetchPartition;
 import dev.cairn.protocol.message.FetchRequest.FetchTopic;
 import dev.cairn.protocol.message.FetchResponse;
+import dev.cairn.protocol.message.FetchResponse.AbortedTransaction;
 import dev.cairn.protocol.message.FetchResponse.FetchableTopicResponse;
 import dev.cairn.protocol.message.FetchResponse.PartitionData;
 import dev.cairn.protocol.schema.Struct;
@@ -31,13 +33,16 @@ import java.util.function.LongSupplier;
 
 /**
  * Fetch (key 1), sessionless (session id 0 keeps every client on full fetches): exactly the requested
- * partitions, each from its fetch offset up to the high watermark, the batch containing the fetch offset whole
+ * partitions, each from its fetch offset up to the high watermark (read_committed: the last stable offset, with the
+ * aborted transactions among the records returned), the batch containing the fetch offset whole
  * (clients skip the records below it), at least one batch even beyond max bytes (KIP-74). With less than
  * {@code min.bytes} available the fetch parks in {@link FetchWaiter} until data arrives or {@code max.wait.ms}.
  * Records are log file slices, sent zero-copy by the network layer.
  */
 public final class FetchHandler implements RequestHandler {
     private static final ByteBuffer NO_RECORDS = ByteBuffer.allocate(0);
+    /** Fetch's isolation level that stops at the last stable offset and names aborted transactions (KIP-98). */
+    static final byte READ_COMMITTED = 1;
 
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
@@ -79,6 +84,7 @@ public final class FetchHandler implements RequestHandler {
     private Reads readAll(ConnectionSession session, Struct body) {
         Reads reads = new Reads();
         long budget = Math.max(0, body.get(FetchRequest.MAX_BYTES));
+        boolean readCommitted = body.get(FetchRequest.ISOLATION_LEVEL) == READ_COMMITTED;
         List<Struct> topicResponses = new ArrayList<>();
         for (Struct topic : body.get(FetchRequest.TOPICS)) {
             String name = topic.get(FetchTopic.TOPIC);
@@ -95,7 +101,8 @@ public final class FetchHandler implements RequestHandler {
                         : info == null || partition < 0 || partition >= info.partitionCount()
                         ? error(partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                         : read(tp, fetch.get(FetchPartition.CURRENT_LEADER_EPOCH),
-                                fetch.get(FetchPartition.FETCH_OFFSET), maxBytes, firstData || maxBytes > 0);
+                                fetch.get(FetchPartition.FETCH_OFFSET), maxBytes, firstData || maxBytes > 0,
+                                readCommitted);
                 int size = data.get(PartitionData.RECORDS).sizeInBytes();
                 reads.bytes += size;
                 budget = Math.max(0, budget - size);
@@ -114,7 +121,8 @@ public final class FetchHandler implements RequestHandler {
         return reads;
     }
 
-    private Struct read(TopicPartition tp, int currentLeaderEpoch, long fetchOffset, int maxBytes, boolean mayRead) {
+    private Struct read(TopicPartition tp, int currentLeaderEpoch, long fetchOffset, int maxBytes, boolean mayRead,
+            boolean readCommitted) {
         Optional<Partition> replica = partitions.leaderReplica(tp);
         if (replica.isEmpty()) {
             return error(tp.partition(), ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -129,13 +137,19 @@ public final class FetchHandler implements RequestHandler {
         }
         Partition partition = replica.get();
         long highWatermark = partition.highWatermark();
+        long lastStableOffset = partition.lastStableOffset();
         long logStartOffset = partition.logStartOffset();
         RecordsPayload records = ByteBufferRecords.of(NO_RECORDS);
+        List<Struct> aborted = List.of();
         try {
             if (mayRead) {
                 // Budget spent: later partitions return nothing this time rather than exceed max bytes.
-                LogSlice slice = partition.read(fetchOffset, Math.max(1, maxBytes));
+                LogSlice slice = partition.read(fetchOffset, Math.max(1, maxBytes),
+                        readCommitted ? lastStableOffset : highWatermark);
                 records = toPayload(slice);
+                if (readCommitted && !slice.isEmpty()) {
+                    aborted = abortedTransactions(partition, fetchOffset, slice.nextOffset());
+                }
             } else if (fetchOffset < logStartOffset || fetchOffset > highWatermark) {
                 return outOfRange(tp.partition(), highWatermark, logStartOffset);
             }
@@ -148,11 +162,22 @@ public final class FetchHandler implements RequestHandler {
                 .set(PartitionData.PARTITION_INDEX, tp.partition())
                 .set(PartitionData.ERROR_CODE, ErrorCode.NONE.code())
                 .set(PartitionData.HIGH_WATERMARK, highWatermark)
-                .set(PartitionData.LAST_STABLE_OFFSET, highWatermark)
+                .set(PartitionData.LAST_STABLE_OFFSET, lastStableOffset)
                 .set(PartitionData.LOG_START_OFFSET, logStartOffset)
-                .set(PartitionData.ABORTED_TRANSACTIONS, List.of())
+                .set(PartitionData.ABORTED_TRANSACTIONS, aborted)
                 .set(PartitionData.PREFERRED_READ_REPLICA, -1)
                 .set(PartitionData.RECORDS, records);
+    }
+
+    /** The aborted transactions a read_committed client skips in {@code [fromOffset, upToOffset)}, bounded. */
+    private static List<Struct> abortedTransactions(Partition partition, long fromOffset, long upToOffset) {
+        List<Struct> aborted = new ArrayList<>();
+        for (TransactionIndex.Aborted txn : partition.abortedTransactions(fromOffset, upToOffset)) {
+            aborted.add(new Struct(AbortedTransaction.SCHEMA)
+                    .set(AbortedTransaction.PRODUCER_ID, txn.producerId())
+                    .set(AbortedTransaction.FIRST_OFFSET, txn.firstOffset()));
+        }
+        return aborted;
     }
 
     private static RecordsPayload toPayload(LogSlice slice) throws IOException {

@@ -39,8 +39,9 @@ import java.util.concurrent.CompletableFuture;
  * record whose timestamp is at or above the requested one. Kafka's later sentinels (-4 earliest local, -5 latest
  * tiered and below) belong to versions Cairn does not serve: UNSUPPORTED_VERSION, never a search for a negative
  * time. Only the
- * partition's leader answers; others say NOT_LEADER_OR_FOLLOWER and the client refreshes its metadata. The v2
- * isolation level changes nothing: without transactions the last stable offset is the high watermark.
+ * partition's leader answers; others say NOT_LEADER_OR_FOLLOWER and the client refreshes its metadata. With the v2
+ * isolation level read_committed, "latest" is the last stable offset (the first offset of the oldest open
+ * transaction, or the high watermark); timestamp lookups still search up to the high watermark.
  */
 public final class ListOffsetsHandler implements RequestHandler {
     /** Kafka's sentinel for "the log start offset". */
@@ -83,6 +84,7 @@ public final class ListOffsetsHandler implements RequestHandler {
             }
         }
         List<Struct> topicResponses = new ArrayList<>();
+        boolean readCommitted = body.get(ListOffsetsRequest.ISOLATION_LEVEL) == FetchHandler.READ_COMMITTED;
         for (Struct topic : body.get(ListOffsetsRequest.TOPICS)) {
             String name = topic.get(ListOffsetsTopic.NAME);
             TopicInfo info = metadata.image().topics().get(name);
@@ -101,7 +103,8 @@ public final class ListOffsetsHandler implements RequestHandler {
                     partitionResponses.add(answer(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, NO_TIMESTAMP,
                             NO_OFFSET));
                 } else {
-                    partitionResponses.add(listOffset(tp, partition.get(ListOffsetsPartition.TIMESTAMP)));
+                    partitionResponses.add(listOffset(tp, partition.get(ListOffsetsPartition.TIMESTAMP),
+                            readCommitted));
                 }
             }
             topicResponses.add(new Struct(ListOffsetsTopicResponse.SCHEMA)
@@ -113,7 +116,7 @@ public final class ListOffsetsHandler implements RequestHandler {
                 .set(ListOffsetsResponse.TOPICS, topicResponses));
     }
 
-    private Struct listOffset(TopicPartition tp, long timestampMs) {
+    private Struct listOffset(TopicPartition tp, long timestampMs, boolean readCommitted) {
         Partition partition = partitions.leaderReplica(tp).orElse(null);
         if (partition == null) {
             return answer(tp.partition(), ErrorCode.NOT_LEADER_OR_FOLLOWER, NO_TIMESTAMP, NO_OFFSET);
@@ -122,7 +125,8 @@ public final class ListOffsetsHandler implements RequestHandler {
             return answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, partition.logStartOffset());
         }
         if (timestampMs == LATEST_TIMESTAMP) {
-            return answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, partition.highWatermark());
+            return answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP,
+                    readCommitted ? partition.lastStableOffset() : partition.highWatermark());
         }
         if (timestampMs < 0 && timestampMs != MAX_TIMESTAMP) {
             return answer(tp.partition(), ErrorCode.UNSUPPORTED_VERSION, NO_TIMESTAMP, NO_OFFSET);

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Consumer-group lag per partition, {@code cairn_consumer_group_lag{group,topic,partition}}: for each partition this
@@ -36,12 +35,12 @@ public final class GroupLagMetrics {
         long over = 0;
         for (Partition partition : ledPartitions) {
             long highWatermark = partition.highWatermark();
-            for (Map.Entry<String, Long> committed : partition.committedOffsets().entrySet()) {
+            for (var committed : partition.committedOffsets().entrySet()) {
                 if (rows.size() >= SERIES_MAX) {
                     over++;
                     continue;
                 }
-                long value = Math.max(0, highWatermark - committed.getValue());
+                long value = Math.max(0, highWatermark - committed.getValue().offset());
                 rows.add(MultiGauge.Row.of(Tags.of("group", committed.getKey(), "topic", partition.topic(),
                         "partition", Integer.toString(partition.partition())), value));
             }

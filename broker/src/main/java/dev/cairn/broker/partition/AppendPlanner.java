@@ -4,9 +4,11 @@ import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.Command.AppendDuplicate;
 import dev.cairn.broker.partition.Command.AppendRefused;
+import dev.cairn.broker.partition.Command.TxnMarker;
 import dev.cairn.broker.partition.SequenceCheck.Duplicate;
 import dev.cairn.broker.partition.SequenceCheck.Reject;
 import dev.cairn.protocol.ErrorCode;
+import dev.cairn.protocol.record.ControlBatch;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordBatchDescriptor;
 import dev.cairn.protocol.wire.DecodeException;
@@ -61,6 +63,18 @@ public final class AppendPlanner {
         return placement;
     }
 
+    /**
+     * Places a transaction marker: an {@link AppendAt} of the control batch {@link #markerBatch} builds, or an
+     * {@link AppendRefused} when the marker's epoch is fenced.
+     */
+    public synchronized Command plan(TxnMarker marker) {
+        Command placement = decide(marker, producers, nextOffset);
+        if (placement instanceof AppendAt at) {
+            record(at);
+        }
+        return placement;
+    }
+
     /** The entry placed at {@code at} is entering the Raft log: false when that is not where the log is. */
     public synchronized boolean onAppending(AppendAt at) {
         if (at.baseOffset() != appendedEnd) {
@@ -71,11 +85,36 @@ public final class AppendPlanner {
     }
 
     private void record(AppendAt at) {
-        if (at.producerId() >= 0) {
+        recordProducer(producers, at);
+        nextOffset = at.lastOffset() + 1;
+    }
+
+    /** What a placed batch changes in its producer's state: a batch of its sequence, or a marker's epoch. */
+    static void recordProducer(ProducerStateTable producers, AppendAt at) {
+        if (at.txn().isMarker()) {
+            producers.onMarker(at.producerId(), at.producerEpoch());
+        } else if (at.producerId() >= 0) {
             producers.onAppended(at.producerId(), at.producerEpoch(), new ProducerBatch(at.firstSequence(),
                     at.lastSequence(), at.baseOffset(), at.lastOffset(), at.maxTimestamp()));
         }
-        nextOffset = at.lastOffset() + 1;
+    }
+
+    /** The control batch of {@code marker}: deterministic, so every replica that builds it holds the same bytes. */
+    public static java.nio.ByteBuffer markerBatch(TxnMarker marker) {
+        return ControlBatch.marker(marker.producerId(), marker.producerEpoch(), marker.commit(),
+                marker.coordinatorEpoch(), marker.appendTimeMs());
+    }
+
+    /** Where {@code marker} goes in a log ending at {@code nextOffset}: see {@link #plan(TxnMarker)}. */
+    static Command decide(TxnMarker marker, ProducerStateTable producers, long nextOffset) {
+        if (producers.checkMarker(marker.producerId(), marker.producerEpoch()) instanceof Reject reject) {
+            return new AppendRefused(reject.error(), reject.reason());
+        }
+        RecordBatch batch = RecordBatch.of(markerBatch(marker));
+        return new AppendAt(nextOffset, marker.appendTimeMs(), batch.sizeInBytes(), (int) batch.checksum(), 0,
+                marker.producerId(), marker.producerEpoch(), RecordBatchDescriptor.NO_SEQUENCE,
+                RecordBatchDescriptor.NO_SEQUENCE, batch.maxTimestamp(), marker.commit() ? TxnRole.COMMIT
+                : TxnRole.ABORT);
     }
 
     /**
@@ -103,8 +142,14 @@ public final class AppendPlanner {
                 return new AppendRefused(reject.error(), reject.reason());
             }
         }
+        if (batch.isControl()) {
+            return new AppendRefused(ErrorCode.INVALID_RECORD, "a control batch is written only as a marker");
+        }
+        if (batch.isTransactional() && batch.producerId() < 0) {
+            return new AppendRefused(ErrorCode.INVALID_RECORD, "a transactional batch without a producer id");
+        }
         return new AppendAt(nextOffset, append.appendTimeMs(), batch.sizeInBytes(), (int) batch.checksum(),
                 batch.lastOffsetDelta(), batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
-                batch.lastSequence(), batch.maxTimestamp());
+                batch.lastSequence(), batch.maxTimestamp(), batch.isTransactional() ? TxnRole.DATA : TxnRole.NONE);
     }
 }

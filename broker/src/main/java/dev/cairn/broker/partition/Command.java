@@ -23,7 +23,15 @@ public sealed interface Command {
      * it only makes the batch visible (the high watermark) and records the producer's batch.
      */
     record AppendAt(long baseOffset, long appendTimeMs, int sizeBytes, int crc, int lastOffsetDelta, long producerId,
-            short producerEpoch, int firstSequence, int lastSequence, long maxTimestamp) implements Command {
+            short producerEpoch, int firstSequence, int lastSequence, long maxTimestamp, TxnRole txn)
+            implements Command {
+        /** A placement outside any transaction. */
+        public AppendAt(long baseOffset, long appendTimeMs, int sizeBytes, int crc, int lastOffsetDelta,
+                long producerId, short producerEpoch, int firstSequence, int lastSequence, long maxTimestamp) {
+            this(baseOffset, appendTimeMs, sizeBytes, crc, lastOffsetDelta, producerId, producerEpoch, firstSequence,
+                    lastSequence, maxTimestamp, TxnRole.NONE);
+        }
+
         public long lastOffset() {
             return baseOffset + lastOffsetDelta;
         }
@@ -35,6 +43,16 @@ public sealed interface Command {
 
     /** The leader refused the batch (a sequence or epoch error): answered with the error, nothing appended. */
     record AppendRefused(dev.cairn.protocol.ErrorCode error, String reason) implements Command {
+    }
+
+    /**
+     * Ends a producer's transaction on this partition (a transaction marker, written for the transaction
+     * coordinator): the leader places a control batch for it, stamped {@code appendTimeMs}, as it places an append.
+     * A marker older than the producer's current epoch is refused (INVALID_PRODUCER_EPOCH); a newer one fences the
+     * producer's older epochs here.
+     */
+    record TxnMarker(long producerId, short producerEpoch, boolean commit, int coordinatorEpoch, long appendTimeMs)
+            implements Command {
     }
 
     /** Stores a consumer group's committed offset for this partition. */

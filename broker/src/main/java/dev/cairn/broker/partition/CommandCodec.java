@@ -25,7 +25,7 @@ import java.nio.charset.StandardCharsets;
  *   DeleteRecords     (5): offset i64
  *   Reconfigure       (6): count i32, count x (name str, value str), names in order
  *   Compact           (7): dirtyFromOffset i64, upToOffset i64, nowMs i64
- *   AppendAt, AppendDuplicate, AppendRefused (8-10): the leader's placements, see {@link PlacementCodec}
+ *   AppendAt, AppendDuplicate, AppendRefused, TxnMarker (8-10, 12-13): see {@link PlacementCodec}
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
@@ -107,7 +107,7 @@ public final class CommandCodec {
             putString(out, group);
             return out.flip();
         }
-        throw new IllegalArgumentException("unknown command " + command);
+        return PlacementCodec.encode(command);
     }
 
     private static ByteBuffer encodeReconfigure(Reconfigure reconfigure) {

@@ -4,34 +4,37 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.protocol.ErrorCode;
 
 /**
- * Retention and DeleteRecords: the commands that move a partition's log start, and with it what the producer state
- * and the leader epochs remember. Neither deletes at or above the high watermark (placed batches lie there).
+ * Retention and DeleteRecords: the commands that move a partition's log start, and with it what the producer state,
+ * the leader epochs and the aborted transactions remember. Neither deletes at or above the high watermark (placed
+ * batches lie there).
  */
 final class LogStartMoves {
     private LogStartMoves() {
     }
 
     static Result enforceRetention(Log log, long nowMs, long highWatermark, ProducerStateTable producers,
-            LeaderEpochs leaderEpochs) {
+            LeaderEpochs leaderEpochs, TransactionIndex transactions) {
         log.tick(nowMs);
         int deleted = log.deleteExpired(nowMs, highWatermark);
-        return moved(log, deleted, producers, leaderEpochs);
+        return moved(log, deleted, producers, leaderEpochs, transactions);
     }
 
     /** {@code offset} {@link Command.DeleteRecords#HIGH_WATERMARK} means the high watermark as of this entry. */
     static Result deleteRecords(Log log, long offset, long highWatermark, ProducerStateTable producers,
-            LeaderEpochs leaderEpochs) {
+            LeaderEpochs leaderEpochs, TransactionIndex transactions) {
         long target = offset == Command.DeleteRecords.HIGH_WATERMARK ? highWatermark : offset;
         if (target < 0 || target > highWatermark) {
             return new Result.Rejected(ErrorCode.OFFSET_OUT_OF_RANGE, "cannot delete records below " + target
                     + ": the log ends at " + highWatermark);
         }
-        return moved(log, log.deleteRecordsBefore(target), producers, leaderEpochs);
+        return moved(log, log.deleteRecordsBefore(target), producers, leaderEpochs, transactions);
     }
 
-    private static Result moved(Log log, int segmentsDeleted, ProducerStateTable producers, LeaderEpochs epochs) {
+    private static Result moved(Log log, int segmentsDeleted, ProducerStateTable producers, LeaderEpochs epochs,
+            TransactionIndex transactions) {
         producers.onLogTruncatedBelow(log.logStartOffset());
         epochs.onLogStartMoved(log.logStartOffset());
+        transactions.onLogStartMoved(log.logStartOffset());
         return new Result.Retained(log.logStartOffset(), segmentsDeleted);
     }
 }

@@ -12,7 +12,6 @@ import dev.cairn.broker.partition.Command.EnforceRetention;
 import dev.cairn.broker.partition.Command.Reconfigure;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
-import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -38,13 +37,10 @@ public final class Partition {
     private final OffsetStore offsets;
     private final ProducerStateTable producers = new ProducerStateTable();
     private final LeaderEpochs leaderEpochs = new LeaderEpochs();
+    private final TransactionIndex transactions = new TransactionIndex();
     private final RecordBatch header = new RecordBatch();
     private final PartitionCompaction compaction;
-    /** The broker's log settings, which the topic configs override. */
-    private final LogConfig brokerLogConfig;
-    /** The topic configs the partition was created with: what the log follows before any Reconfigure. */
-    private final Map<String, String> initialTopicConfigs;
-    private volatile Map<String, String> topicConfigs;
+    private final TopicConfigState configs;
     private final PlacedBatches placed;
     /**
      * Guards the log, the producer state and the high watermark: placed batches are written from Raft's append path
@@ -71,9 +67,7 @@ public final class Partition {
         this.partition = partition;
         this.log = log;
         this.offsets = offsets;
-        this.brokerLogConfig = brokerLogConfig;
-        this.initialTopicConfigs = Map.copyOf(initialTopicConfigs);
-        this.topicConfigs = this.initialTopicConfigs;
+        this.configs = new TopicConfigState(log, brokerLogConfig, initialTopicConfigs);
         this.compaction = new PartitionCompaction(log);
         this.placed = new PlacedBatches(log);
     }
@@ -92,7 +86,7 @@ public final class Partition {
 
     /** The topic configs this replica's log follows as of its last applied entry; any thread. */
     public Map<String, String> topicConfigs() {
-        return topicConfigs;
+        return configs.current();
     }
 
     /**
@@ -134,36 +128,24 @@ public final class Partition {
         if (command instanceof Append append) {
             return applyAppend(leaderEpoch, append);
         }
+        if (command instanceof Command.TxnMarker marker) {
+            return applyMarker(leaderEpoch, marker);
+        }
         if (command instanceof EnforceRetention retention) {
-            return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs);
+            return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs,
+                    transactions);
         }
         if (command instanceof DeleteRecords delete) {
-            return LogStartMoves.deleteRecords(log, delete.offset(), highWatermark, producers, leaderEpochs);
+            return LogStartMoves.deleteRecords(log, delete.offset(), highWatermark, producers, leaderEpochs,
+                    transactions);
         }
         if (command instanceof Reconfigure reconfigure) {
-            return reconfigure(reconfigure.topicConfigs());
+            return configs.apply(reconfigure.topicConfigs());
         }
         if (command instanceof Command.Compact compact) {
-            return compaction.apply(compact, CompactionConfig.of(topicConfigs), highWatermark);
+            return compaction.apply(compact, CompactionConfig.of(configs.current()), highWatermark);
         }
         throw new IllegalArgumentException("unknown command " + command);
-    }
-
-    /**
-     * Makes the log follow {@code configs} over the broker's settings. Values were validated before replication;
-     * one that still fails is refused alike on every replica, and the log keeps its settings.
-     */
-    private Result reconfigure(Map<String, String> configs) {
-        LogConfig next;
-        try {
-            next = brokerLogConfig.withTopicOverrides(configs);
-        } catch (IllegalArgumentException | ArithmeticException e) {
-            return new Result.Rejected(ErrorCode.INVALID_CONFIG, "topic configs " + configs + " rejected: "
-                    + e.getMessage());
-        }
-        log.reconfigure(next);
-        topicConfigs = Map.copyOf(configs);
-        return Result.RECONFIGURED;
     }
 
     /**
@@ -179,15 +161,23 @@ public final class Partition {
         return applyToLog(leaderEpoch, placement, false);
     }
 
+    /** A marker of the old format (not placed by the leader): its control batch is placed as it applies. */
+    private Result applyMarker(int leaderEpoch, Command.TxnMarker marker) {
+        Command placement = AppendPlanner.decide(marker, producers, highWatermark);
+        if (placement instanceof AppendAt at) {
+            placed.place(at, AppendPlanner.markerBatch(marker), leaderEpoch, highWatermark, true);
+            return applyPlaced(leaderEpoch, at, false);
+        }
+        return applyToLog(leaderEpoch, placement, false);
+    }
+
     /** A placed batch commits: it is in the log already (checked), and becomes visible to readers. */
     private Result applyPlaced(int leaderEpoch, AppendAt at, boolean replayed) {
         Invariant.check(at.baseOffset() == highWatermark, "batch placed at %d commits at the high watermark %d",
                 at.baseOffset(), highWatermark);
-        placed.checkCommitted(at, replayed && !CompactionConfig.of(topicConfigs).compacted());
-        if (at.producerId() >= 0) {
-            producers.onAppended(at.producerId(), at.producerEpoch(), new ProducerBatch(at.firstSequence(),
-                    at.lastSequence(), at.baseOffset(), at.lastOffset(), at.maxTimestamp()));
-        }
+        placed.checkCommitted(at, replayed && !CompactionConfig.of(configs.current()).compacted());
+        AppendPlanner.recordProducer(producers, at);
+        transactions.onCommitted(at);
         leaderEpochs.onAppended(leaderEpoch, at.baseOffset());
         highWatermark = at.lastOffset() + 1;
         log.maybeFlush(at.appendTimeMs());
@@ -243,6 +233,21 @@ public final class Partition {
         return log.read(fetchOffset, maxBytes, highWatermark());
     }
 
+    /** Reads committed batches from {@code fetchOffset} below {@code upToOffset} (the last stable offset). */
+    public LogSlice read(long fetchOffset, int maxBytes, long upToOffset) {
+        return log.read(fetchOffset, maxBytes, Math.min(upToOffset, highWatermark()));
+    }
+
+    /** Where read_committed readers stop: before the first open transaction, at most the high watermark. */
+    public long lastStableOffset() {
+        return transactions.lastStableOffset(highWatermark);
+    }
+
+    /** The aborted transactions a read_committed fetch of {@code [fromOffset, upToOffset)} names; any thread. */
+    public java.util.List<TransactionIndex.Aborted> abortedTransactions(long fromOffset, long upToOffset) {
+        return transactions.abortedWithin(fromOffset, upToOffset);
+    }
+
     /** One past the last batch in the log, committed or only placed; any thread. */
     public long logEndOffset() {
         return log.logEndOffset();
@@ -263,15 +268,8 @@ public final class Partition {
     }
 
     /** Each group's committed offset for this partition, as last applied here; any thread. */
-    public Map<String, Long> committedOffsets() {
-        Map<String, Long> committed = new java.util.TreeMap<>();
-        offsets.fetchAll(topic, partition).forEach((group, offset) -> committed.put(group, offset.offset()));
-        return committed;
-    }
-
-    /** The groups with a committed offset for this partition, as last applied here; any thread. */
-    public java.util.Set<String> committedGroups() {
-        return offsets.fetchAll(topic, partition).keySet();
+    public Map<String, CommittedOffset> committedOffsets() {
+        return offsets.fetchAll(topic, partition);
     }
 
     /** Bytes of the partition's log segments; safe to call from any thread (for metrics). */
@@ -297,7 +295,7 @@ public final class Partition {
 
     /** The compaction pass the leader should submit now, if the topic is compacted and one is due; any thread. */
     public Optional<Command.Compact> compactionDue(long nowMs) {
-        return compaction.due(nowMs, CompactionConfig.of(topicConfigs));
+        return compaction.due(nowMs, CompactionConfig.of(configs.current()));
     }
 
     /** Cumulative compaction figures of this replica; any thread. */
@@ -324,8 +322,8 @@ public final class Partition {
             ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
             producers.writeTo(state);
             return new PartitionSnapshot(log.logStartOffset(), highWatermark, state.array(),
-                    offsets.fetchAll(topic, partition), log.segmentExtents(highWatermark), topicConfigs,
-                    leaderEpochs.toMap());
+                    offsets.fetchAll(topic, partition), log.segmentExtents(highWatermark), configs.current(),
+                    leaderEpochs.toMap(), transactions.encode());
         }
     }
 
@@ -340,15 +338,19 @@ public final class Partition {
         highWatermark = snapshot.logEndOffset();
         // Records deleted (DeleteRecords) below the snapshot's start stay deleted; the log does not record it.
         log.deleteRecordsBefore(snapshot.logStartOffset());
-        producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
-        restoreTopicConfigs(snapshot);
-        leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
+        restoreDerivedState(snapshot);
         appliedRaftIndex = raftIndex;
     }
 
-    /** The configs as of the snapshot; one without them predates reconfiguration, so the initial ones held. */
-    private void restoreTopicConfigs(PartitionSnapshot snapshot) {
-        reconfigure(snapshot.topicConfigs() == null ? initialTopicConfigs : snapshot.topicConfigs());
+    /** The producer state, topic configs, leader epochs and transactions as of the snapshot (at the high watermark). */
+    private void restoreDerivedState(PartitionSnapshot snapshot) {
+        producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
+        configs.restore(snapshot.topicConfigs());
+        leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
+        transactions.clear();
+        if (snapshot.transactionState() != null) {
+            transactions.restore(snapshot.transactionState());
+        }
     }
 
     /**
@@ -363,11 +365,9 @@ public final class Partition {
         Invariant.check(log.logEndOffset() == snapshot.logEndOffset() && log.logStartOffset()
                 == snapshot.logStartOffset(), "installed log spans %d..%d, the snapshot %d..%d",
                 log.logStartOffset(), log.logEndOffset(), snapshot.logStartOffset(), snapshot.logEndOffset());
-        producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         offsets.replacePartition(topic, partition, raftIndex, snapshot.committedOffsets());
         highWatermark = snapshot.logEndOffset();
-        restoreTopicConfigs(snapshot);
-        leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
+        restoreDerivedState(snapshot);
         appliedRaftIndex = raftIndex;
     }
 
@@ -375,7 +375,8 @@ public final class Partition {
     public void restoreEmpty() {
         highWatermark = 0;
         leaderEpochs.clear();
-        reconfigure(initialTopicConfigs);
+        transactions.clear();
+        configs.restore(null);
         appliedRaftIndex = 0;
     }
 

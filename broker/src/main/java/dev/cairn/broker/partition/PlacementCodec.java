@@ -3,6 +3,7 @@ package dev.cairn.broker.partition;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.Command.AppendDuplicate;
 import dev.cairn.broker.partition.Command.AppendRefused;
+import dev.cairn.broker.partition.Command.TxnMarker;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 
@@ -15,6 +16,9 @@ import java.nio.ByteBuffer;
  *                        producerId i64, producerEpoch i16, firstSequence i32, lastSequence i32, maxTimestamp i64
  *   AppendDuplicate (9): baseOffset i64, lastOffset i64
  *   AppendRefused  (10): errorCode i16, reason str
+ *   AppendAt       (12): as type 8, then txnRole u8 (1 = transaction data, 2 = commit marker, 3 = abort marker);
+ *                        type 8 is an AppendAt outside any transaction
+ *   TxnMarker      (13): producerId i64, producerEpoch i16, commit u8, coordinatorEpoch i32, appendTimeMs i64
  * </pre>
  *
  * An AppendAt entry carries its batch as the Raft entry's state machine data, which is never in these bytes.
@@ -23,6 +27,9 @@ public final class PlacementCodec {
     static final byte APPEND_AT = 8;
     static final byte APPEND_DUPLICATE = 9;
     static final byte APPEND_REFUSED = 10;
+    static final byte APPEND_AT_TXN = 12;
+    static final byte TXN_MARKER = 13;
+    static final int TXN_MARKER_BYTES = 2 + 8 + 2 + 1 + 4 + 8;
     static final int APPEND_AT_BYTES = 2 + 8 + 8 + 4 + 4 + 4 + 8 + 2 + 4 + 4 + 8;
 
     static final byte QUERY_COMMITTED_BATCHES = 3;
@@ -67,13 +74,27 @@ public final class PlacementCodec {
         throw new CommandFormatException("no batches in the answer: " + CommandCodec.decodeResult(answer));
     }
 
-    /** Encodes a placement; any other command is an IllegalArgumentException (use {@link CommandCodec}). */
+    /**
+     * Encodes a placement or a transaction marker; any other command is an IllegalArgumentException (use
+     * {@link CommandCodec}).
+     */
     public static ByteBuffer encode(Command placement) {
         if (placement instanceof AppendAt a) {
-            return ByteBuffer.allocate(APPEND_AT_BYTES).put(CommandCodec.FORMAT_VERSION).put(APPEND_AT)
+            boolean plain = a.txn() == TxnRole.NONE;
+            ByteBuffer out = ByteBuffer.allocate(APPEND_AT_BYTES + (plain ? 0 : 1)).put(CommandCodec.FORMAT_VERSION)
+                    .put(plain ? APPEND_AT : APPEND_AT_TXN)
                     .putLong(a.baseOffset()).putLong(a.appendTimeMs()).putInt(a.sizeBytes()).putInt(a.crc())
                     .putInt(a.lastOffsetDelta()).putLong(a.producerId()).putShort(a.producerEpoch())
-                    .putInt(a.firstSequence()).putInt(a.lastSequence()).putLong(a.maxTimestamp()).flip();
+                    .putInt(a.firstSequence()).putInt(a.lastSequence()).putLong(a.maxTimestamp());
+            if (!plain) {
+                out.put((byte) a.txn().ordinal());
+            }
+            return out.flip();
+        }
+        if (placement instanceof TxnMarker m) {
+            return ByteBuffer.allocate(TXN_MARKER_BYTES).put(CommandCodec.FORMAT_VERSION).put(TXN_MARKER)
+                    .putLong(m.producerId()).putShort(m.producerEpoch()).put((byte) (m.commit() ? 1 : 0))
+                    .putInt(m.coordinatorEpoch()).putLong(m.appendTimeMs()).flip();
         }
         if (placement instanceof AppendDuplicate d) {
             return ByteBuffer.allocate(2 + 16).put(CommandCodec.FORMAT_VERSION).put(APPEND_DUPLICATE)
@@ -95,6 +116,11 @@ public final class PlacementCodec {
             case APPEND_AT:
                 return new AppendAt(in.getLong(), in.getLong(), in.getInt(), in.getInt(), in.getInt(), in.getLong(),
                         in.getShort(), in.getInt(), in.getInt(), in.getLong());
+            case APPEND_AT_TXN:
+                return new AppendAt(in.getLong(), in.getLong(), in.getInt(), in.getInt(), in.getInt(), in.getLong(),
+                        in.getShort(), in.getInt(), in.getInt(), in.getLong(), txnRole(in.get()));
+            case TXN_MARKER:
+                return new TxnMarker(in.getLong(), in.getShort(), in.get() != 0, in.getInt(), in.getLong());
             case APPEND_DUPLICATE:
                 return new AppendDuplicate(in.getLong(), in.getLong());
             case APPEND_REFUSED:
@@ -102,5 +128,12 @@ public final class PlacementCodec {
             default:
                 throw new CommandFormatException("unknown partition command type " + type);
         }
+    }
+
+    private static TxnRole txnRole(byte code) {
+        if (code <= 0 || code >= TxnRole.values().length) {
+            throw new CommandFormatException("unknown transaction role " + code + " of a placement");
+        }
+        return TxnRole.values()[code];
     }
 }

@@ -112,6 +112,31 @@ public final class ProducerStateTable {
         entry.batches.addLast(batch);
     }
 
+    /** A transaction marker's check: one older than the producer's epoch here is refused (a fenced epoch). */
+    public SequenceCheck checkMarker(long producerId, short epoch) {
+        ProducerEntry entry = producers.get(producerId);
+        if (entry != null && epoch < entry.epoch) {
+            return new Reject(ErrorCode.INVALID_PRODUCER_EPOCH, "transaction marker of producer " + producerId
+                    + " epoch " + epoch + " is older than the current epoch " + entry.epoch);
+        }
+        return SequenceCheck.APPEND;
+    }
+
+    /**
+     * Records a transaction marker that {@link #checkMarker} let through: a newer epoch becomes the producer's, and
+     * the batches of its older epochs are forgotten (they are fenced from here on).
+     */
+    public void onMarker(long producerId, short epoch) {
+        ProducerEntry entry = producers.get(producerId);
+        if (entry == null) {
+            maybeForgetOldest();
+            producers.put(producerId, new ProducerEntry(epoch));
+        } else if (epoch > entry.epoch) {
+            entry.epoch = epoch;
+            entry.batches.clear();
+        }
+    }
+
     /** Forgets batches that retention or truncation removed from the log (they can no longer be answered). */
     public void onLogTruncatedBelow(long logStartOffset) {
         Iterator<ProducerEntry> it = producers.values().iterator();

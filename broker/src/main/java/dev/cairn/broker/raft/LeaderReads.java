@@ -34,7 +34,7 @@ final class LeaderReads {
 
     /** The groups with a committed offset: {@link Result.GroupsListed} or {@link Result.Rejected}. */
     CompletableFuture<Result> committedGroups(TopicPartition tp, long timeoutMs) {
-        return read(tp, partition -> new Result.GroupsListed(List.copyOf(partition.committedGroups())),
+        return read(tp, partition -> new Result.GroupsListed(List.copyOf(partition.committedOffsets().keySet())),
                 CommandCodec.encodeCommittedGroupsQuery(), timeoutMs);
     }
 

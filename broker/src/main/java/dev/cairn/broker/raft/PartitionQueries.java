@@ -33,7 +33,7 @@ final class PartitionQueries {
                 return Message.valueOf(UnsafeByteOperations.unsafeWrap(PlacementCodec.encodeBatches(batches)));
             }
             String groupId = CommandCodec.decodeCommittedOffsetQuery(query);
-            result = groupId == null ? new Result.GroupsListed(new ArrayList<>(partition.committedGroups()))
+            result = groupId == null ? new Result.GroupsListed(new ArrayList<>(partition.committedOffsets().keySet()))
                     : partition.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
                     .orElse(Result.OffsetFetched.NONE);
         } catch (CommandFormatException e) {

@@ -4,6 +4,7 @@ import dev.cairn.broker.partition.AppendPlanner;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.broker.partition.Command.TxnMarker;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.CommittedView;
@@ -38,7 +39,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 final class WriteOncePath {
     private final AppendPlanner planner = new AppendPlanner();
 
-    /** The transaction for a client request: placed when it is an append, Ratis's default otherwise. */
+    /** The transaction for a client request: placed when it is an append or a marker, Ratis's default otherwise. */
     TransactionContext startTransaction(StateMachine machine, RaftServer.Division division, Partition partition,
             RaftClientRequest request) throws IOException {
         ByteString content = request.getMessage().getContent();
@@ -50,30 +51,33 @@ final class WriteOncePath {
         }
         TransactionContext.Builder builder = TransactionContext.newBuilder().setStateMachine(machine)
                 .setServerRole(RaftPeerRole.LEADER).setClientRequest(request);
-        if (!(command instanceof Append append) || partition == null) {
+        if (!(command instanceof Append || command instanceof TxnMarker) || partition == null) {
             return builder.setStateMachineContext(command).build();
         }
         Command placement;
         try {
-            placement = plan(division, partition, append);
+            placement = plan(division, partition, command);
         } catch (PlacementNotReadyException e) {
             return builder.build().setException(e);
         }
         builder.setLogData(UnsafeByteOperations.unsafeWrap(PlacementCodec.encode(placement)))
                 .setStateMachineContext(placement);
         if (placement instanceof AppendAt) {
-            builder.setStateMachineData(content.substring(CommandCodec.APPEND_HEADER_BYTES));
+            builder.setStateMachineData(command instanceof TxnMarker marker
+                    ? UnsafeByteOperations.unsafeWrap(AppendPlanner.markerBatch(marker))
+                    : content.substring(CommandCodec.APPEND_HEADER_BYTES));
         }
         return builder.build();
     }
 
-    private Command plan(RaftServer.Division division, Partition partition, Append append) throws IOException {
+    /** Places an append, or a transaction marker as the control batch it becomes. */
+    private Command plan(RaftServer.Division division, Partition partition, Command command) throws IOException {
         long term = division.getInfo().getCurrentTerm();
         synchronized (planner) {
             if (!planner.isCurrent(term)) {
                 rebuild(term, division.getRaftLog(), partition);
             }
-            return planner.plan(append);
+            return command instanceof TxnMarker marker ? planner.plan(marker) : planner.plan((Append) command);
         }
     }
 
@@ -91,7 +95,7 @@ final class WriteOncePath {
             Command command = decode(entry.getStateMachineLogEntry());
             if (command instanceof AppendAt at) {
                 planner.replay(at);
-            } else if (command instanceof Append) {
+            } else if (command instanceof Append || command instanceof TxnMarker) {
                 planner.invalidate();
                 throw new PlacementNotReadyException(partition + ": an append of the old format at Raft index "
                         + index + " is not applied yet; placements resume once it is");

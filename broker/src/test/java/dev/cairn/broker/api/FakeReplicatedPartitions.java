@@ -113,7 +113,7 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
                     tp + ": leader unreachable"));
         }
         return CompletableFuture.completedFuture(new Result.GroupsListed(List.copyOf(
-                replica.get().committedGroups())));
+                replica.get().committedOffsets().keySet())));
     }
 
     @Override

@@ -30,6 +30,27 @@ class CommandCodecTest {
         }
     }
 
+    /** Issue 20: transaction markers, and placements that say what they are to a transaction. */
+    @Test
+    void transactionPlacementsAndMarkersRoundTrip() {
+        Command.AppendAt plain = new Command.AppendAt(5, 6, 70, 8, 2, 9L, (short) 1, 0, 2, 11L);
+        for (Command command : List.<Command>of(plain,
+                new Command.AppendAt(5, 6, 70, 8, 2, 9L, (short) 1, 0, 2, 11L, TxnRole.DATA),
+                new Command.AppendAt(7, 6, 80, 8, 0, 9L, (short) 1, -1, -1, 11L, TxnRole.COMMIT),
+                new Command.AppendAt(7, 6, 80, 8, 0, 9L, (short) 1, -1, -1, 11L, TxnRole.ABORT),
+                new Command.TxnMarker(9L, (short) 4, true, 12, 1_700_000_000_000L),
+                new Command.TxnMarker(9L, (short) 4, false, -1, 0L))) {
+            assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
+            assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encodeParts(command)[0]));
+        }
+        assertEquals(PlacementCodec.APPEND_AT, PlacementCodec.encode(plain).get(1),
+                "a placement outside transactions keeps the format older brokers wrote and read");
+        ByteBuffer unknownRole = PlacementCodec.encode(new Command.AppendAt(7, 6, 80, 8, 0, 9L, (short) 1, -1, -1,
+                11L, TxnRole.ABORT));
+        unknownRole.put(unknownRole.limit() - 1, (byte) 9);
+        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommand(unknownRole));
+    }
+
     /** Issue 17: an Append travels as two parts (header, batch) and decodes from them without a copy. */
     @Test
     void appendPartsDecodeToASliceOfTheBatch() {

@@ -1,0 +1,147 @@
+package dev.cairn.broker.partition;
+
+import dev.cairn.broker.partition.Command.AppendAt;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * The transactions of one partition as its committed batches show them: the first offset of each producer's open
+ * transaction (which bounds the last stable offset: read_committed readers stop before it) and the transactions that
+ * were aborted (which read_committed fetches return, so clients skip their records). Kafka keeps the aborted ones in a
+ * {@code .txnindex} file per segment; here they are in memory and in the partition's snapshot, and leave with the
+ * segments that held them ({@link #onLogStartMoved}).
+ *
+ * <p>Derived state, rebuilt deterministically from the committed placements; written on the apply thread, read by
+ * fetches on any thread (every method is synchronized).
+ */
+public final class TransactionIndex {
+    private static final int SNAPSHOT_FORMAT_VERSION = 1;
+    /** Open transactions a snapshot may hold: one per producer (ProducerStateTable's bound). */
+    private static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
+    /** Aborted transactions a snapshot may hold when decoding (an encoded count above it is corrupt). */
+    private static final int ABORTED_DECODE_MAX = 1 << 24;
+
+    /** An aborted transaction: its producer, its first offset here, and the offset of its abort marker. */
+    public record Aborted(long producerId, long firstOffset, long lastOffset) {
+    }
+
+    private final Map<Long, Long> openByProducer = new HashMap<>();
+    private final TreeMap<Long, Long> openByFirstOffset = new TreeMap<>();
+    /** Keyed by the abort marker's offset, so fetches find those that end at or after their offset. */
+    private final TreeMap<Long, Aborted> abortedByLastOffset = new TreeMap<>();
+
+    /** Takes in a committed placement: opens, continues or ends its producer's transaction. */
+    public synchronized void onCommitted(AppendAt at) {
+        switch (at.txn()) {
+            case DATA -> {
+                if (!openByProducer.containsKey(at.producerId())) {
+                    openByProducer.put(at.producerId(), at.baseOffset());
+                    openByFirstOffset.put(at.baseOffset(), at.producerId());
+                }
+            }
+            case COMMIT, ABORT -> {
+                Long first = openByProducer.remove(at.producerId());
+                if (first != null) {
+                    openByFirstOffset.remove(first);
+                    if (at.txn() == TxnRole.ABORT) {
+                        abortedByLastOffset.put(at.baseOffset(), new Aborted(at.producerId(), first, at.baseOffset()));
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Where read_committed readers stop: the first open transaction's first offset, or the high watermark. */
+    public synchronized long lastStableOffset(long highWatermark) {
+        return openByFirstOffset.isEmpty() ? highWatermark : Math.min(highWatermark, openByFirstOffset.firstKey());
+    }
+
+    /**
+     * The aborted transactions a read_committed fetch of {@code [fromOffset, upToOffset)} must name: those whose
+     * abort marker is at or after {@code fromOffset} and that began before {@code upToOffset}, in marker order.
+     */
+    public synchronized List<Aborted> abortedWithin(long fromOffset, long upToOffset) {
+        List<Aborted> found = new ArrayList<>();
+        for (Aborted aborted : abortedByLastOffset.tailMap(fromOffset, true).values()) {
+            if (aborted.firstOffset() < upToOffset) {
+                found.add(aborted);
+            }
+        }
+        return found;
+    }
+
+    /** The open transactions' first offsets by producer (for tests and DescribeProducers). */
+    public synchronized Map<Long, Long> openTransactions() {
+        return Map.copyOf(openByProducer);
+    }
+
+    /** Forgets aborted transactions whose marker left the log; open ones stay (their marker is still to come). */
+    public synchronized void onLogStartMoved(long logStartOffset) {
+        abortedByLastOffset.headMap(logStartOffset, false).clear();
+    }
+
+    public synchronized void clear() {
+        openByProducer.clear();
+        openByFirstOffset.clear();
+        abortedByLastOffset.clear();
+    }
+
+    /**
+     * Snapshot layout: {@code version i32, openCount i32, openCount x (producerId i64, firstOffset i64),
+     * abortedCount i32, abortedCount x (producerId i64, firstOffset i64, lastOffset i64)}, in offset order.
+     */
+    public synchronized byte[] encode() {
+        ByteBuffer out = ByteBuffer.allocate(4 + 4 + openByProducer.size() * 16 + 4 + abortedByLastOffset.size() * 24);
+        out.putInt(SNAPSHOT_FORMAT_VERSION).putInt(openByFirstOffset.size());
+        openByFirstOffset.forEach((first, producer) -> out.putLong(producer).putLong(first));
+        out.putInt(abortedByLastOffset.size());
+        for (Aborted aborted : abortedByLastOffset.values()) {
+            out.putLong(aborted.producerId()).putLong(aborted.firstOffset()).putLong(aborted.lastOffset());
+        }
+        return out.array();
+    }
+
+    /** Replaces this index with one {@link #encode}d; a malformed one is an IllegalStateException. */
+    public synchronized void restore(byte[] encoded) {
+        ByteBuffer in = ByteBuffer.wrap(encoded);
+        int version = in.getInt();
+        if (version != SNAPSHOT_FORMAT_VERSION) {
+            throw new IllegalStateException("transaction index snapshot version " + version + " is not "
+                    + SNAPSHOT_FORMAT_VERSION);
+        }
+        clear();
+        int open = count(in, OPEN_MAX, "open");
+        for (int i = 0; i < open; i++) {
+            long producer = in.getLong();
+            long first = in.getLong();
+            openByProducer.put(producer, first);
+            openByFirstOffset.put(first, producer);
+        }
+        int aborted = count(in, ABORTED_DECODE_MAX, "aborted");
+        for (int i = 0; i < aborted; i++) {
+            Aborted entry = new Aborted(in.getLong(), in.getLong(), in.getLong());
+            abortedByLastOffset.put(entry.lastOffset(), entry);
+        }
+    }
+
+    private static int count(ByteBuffer in, int max, String what) {
+        int count = in.getInt();
+        if (count < 0 || count > max) {
+            throw new IllegalStateException("transaction index snapshot holds " + count + " " + what
+                    + " transactions, outside [0, " + max + "]");
+        }
+        return count;
+    }
+
+    /** The aborted transactions held, for tests. */
+    synchronized NavigableMap<Long, Aborted> aborted() {
+        return new TreeMap<>(abortedByLastOffset);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.cairn.broker.partition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.broker.partition.TransactionIndex.Aborted;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TransactionIndexTest {
+    private final TransactionIndex index = new TransactionIndex();
+
+    private static AppendAt at(long baseOffset, int records, long producerId, TxnRole txn) {
+        return new AppendAt(baseOffset, 0L, 100, 0, records - 1, producerId, (short) 0, txn.isMarker() ? -1 : 0,
+                txn.isMarker() ? -1 : records - 1, 0L, txn);
+    }
+
+    @Test
+    void theLastStableOffsetStopsAtTheOldestOpenTransaction() {
+        index.onCommitted(at(0, 2, -1, TxnRole.NONE));
+        assertEquals(2, index.lastStableOffset(2), "no transaction: the high watermark");
+        index.onCommitted(at(2, 3, 7, TxnRole.DATA));
+        index.onCommitted(at(5, 1, 8, TxnRole.DATA));
+        index.onCommitted(at(6, 2, 7, TxnRole.DATA));
+        assertEquals(2, index.lastStableOffset(8));
+        assertEquals(Map.of(7L, 2L, 8L, 5L), index.openTransactions());
+
+        index.onCommitted(at(8, 1, 7, TxnRole.COMMIT));
+        assertEquals(5, index.lastStableOffset(9), "producer 8's transaction is still open");
+        index.onCommitted(at(9, 1, 8, TxnRole.COMMIT));
+        assertEquals(10, index.lastStableOffset(10));
+        assertEquals(List.of(), index.abortedWithin(0, 10), "committed transactions are not aborted ones");
+    }
+
+    @Test
+    void anAbortedTransactionIsNamedToFetchesThatOverlapIt() {
+        index.onCommitted(at(0, 3, 7, TxnRole.DATA));
+        index.onCommitted(at(3, 2, -1, TxnRole.NONE));
+        index.onCommitted(at(5, 1, 7, TxnRole.ABORT));
+        index.onCommitted(at(6, 1, 9, TxnRole.DATA));
+        index.onCommitted(at(7, 1, 9, TxnRole.ABORT));
+
+        Aborted first = new Aborted(7, 0, 5);
+        Aborted second = new Aborted(9, 6, 7);
+        assertEquals(List.of(first, second), index.abortedWithin(0, 8));
+        assertEquals(List.of(first), index.abortedWithin(4, 6), "the second began at 6, after the fetched range");
+        assertEquals(List.of(second), index.abortedWithin(6, 8), "the first ended before the fetch offset");
+        assertEquals(8, index.lastStableOffset(8));
+    }
+
+    @Test
+    void aMarkerWithoutAnOpenTransactionChangesNothing() {
+        index.onCommitted(at(0, 1, 7, TxnRole.ABORT));
+        assertEquals(List.of(), index.abortedWithin(0, 1));
+        assertEquals(1, index.lastStableOffset(1));
+    }
+
+    @Test
+    void abortedTransactionsLeaveWithTheLogStartButOpenOnesStay() {
+        index.onCommitted(at(0, 2, 7, TxnRole.DATA));
+        index.onCommitted(at(2, 1, 7, TxnRole.ABORT));
+        index.onCommitted(at(3, 1, 8, TxnRole.DATA));
+        index.onLogStartMoved(3);
+        assertEquals(List.of(), index.abortedWithin(0, 4));
+        index.onLogStartMoved(4);
+        assertEquals(3, index.lastStableOffset(4), "the open transaction's marker is still to come");
+    }
+
+    @Test
+    void anEncodedIndexRestoresTheSameAnswers() {
+        index.onCommitted(at(0, 2, 7, TxnRole.DATA));
+        index.onCommitted(at(2, 1, 7, TxnRole.ABORT));
+        index.onCommitted(at(3, 1, 8, TxnRole.DATA));
+        TransactionIndex restored = new TransactionIndex();
+        restored.onCommitted(at(0, 1, 99, TxnRole.DATA));
+
+        restored.restore(index.encode());
+
+        assertEquals(index.openTransactions(), restored.openTransactions());
+        assertEquals(index.abortedWithin(0, 4), restored.abortedWithin(0, 4));
+        assertEquals(3, restored.lastStableOffset(4));
+        restored.onCommitted(at(4, 1, 8, TxnRole.COMMIT));
+        assertEquals(5, restored.lastStableOffset(5));
+    }
+
+    @Test
+    void aCorruptEncodingIsRefused() {
+        byte[] encoded = index.encode();
+        encoded[7] = 0x7f;   // the open count's low byte: far more entries than the bytes hold
+        assertThrows(RuntimeException.class, () -> new TransactionIndex().restore(encoded));
+    }
+}
