@@ -30,6 +30,7 @@ DECLARED_VERSIONS = {
     "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "AlterConfigs": (0, 2),
     "IncrementalAlterConfigs": (0, 1), "OffsetForLeaderEpoch": (2, 4),
     "AlterPartitionReassignments": (0, 1), "ListPartitionReassignments": (0, 0),
+    "AddPartitionsToTxn": (0, 3), "AddOffsetsToTxn": (0, 3), "EndTxn": (0, 4), "TxnOffsetCommit": (0, 4),
 }
 
 PRIMITIVES = {
@@ -89,6 +90,8 @@ def default_literal(field, kind):
 class Generator:
     def __init__(self, spec, low, high):
         self.spec = spec
+        # Structs the spec declares once and names by type elsewhere (its commonStructs).
+        self.common = {struct["name"]: struct["fields"] for struct in spec.get("commonStructs", [])}
         self.low = low
         self.high = high
         self.structs = []
@@ -104,9 +107,11 @@ class Generator:
             if element in PRIMITIVES:
                 java, constant = PRIMITIVES[element]
                 return "List<%s>" % java, "Type.arrayOf(Type.%s)" % constant
-            if "fields" not in field:
+            fields = field.get("fields", self.common.get(element))
+            if fields is None:
                 raise ValueError("struct %s referenced without fields" % element)
-            self.emit_struct(element, field["fields"])
+            if element not in self.struct_names:
+                self.emit_struct(element, fields)
             return "List<Struct>", "Type.arrayOf(%s.SCHEMA)" % element
         raise ValueError("unsupported type %s (a struct-typed field in a declared version)" % kind)
 
@@ -229,8 +234,6 @@ def main():
             for suffix in ("Request", "Response"):
                 text = archive.read("common/message/%s%s.json" % (api, suffix)).decode("utf-8")
                 spec = json.loads(re.sub(r"^\s*//.*$", "", text, flags=re.M))
-                if spec.get("commonStructs"):
-                    raise ValueError("commonStructs are not supported")
                 source = Generator(spec, low, high).generate()
                 with open(os.path.join(target, "%s%s.java" % (api, suffix)), "w") as handle:
                     handle.write(source)

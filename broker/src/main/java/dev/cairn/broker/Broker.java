@@ -1,8 +1,8 @@
 package dev.cairn.broker;
 
-import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.AlterConfigsHandler;
 import dev.cairn.broker.api.AlterPartitionReassignmentsHandler;
+import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.BrokerLoggers;
 import dev.cairn.broker.logging.LogbackLevels;
 import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
@@ -58,12 +58,19 @@ import dev.cairn.broker.api.ProduceHandler;
 import dev.cairn.broker.api.RequestHandler;
 import dev.cairn.broker.api.SyncGroupHandler;
 import dev.cairn.broker.api.TopicCreator;
+import dev.cairn.broker.api.TransactionCoordinator;
+import dev.cairn.broker.api.TransactionMarkerWriter;
+import dev.cairn.broker.api.AddOffsetsToTxnHandler;
+import dev.cairn.broker.api.AddPartitionsToTxnHandler;
+import dev.cairn.broker.api.EndTxnHandler;
+import dev.cairn.broker.api.ProducerIds;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
+import dev.cairn.broker.config.TransactionKeys;
 import dev.cairn.broker.config.HostPort;
 import dev.cairn.broker.config.RaftTlsSettings;
 import dev.cairn.broker.config.RaftVoter;
@@ -416,7 +423,13 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
                 System::currentTimeMillis));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
-        handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(cluster));
+        TransactionCoordinator transactions = transactionCoordinator(config, cluster, timedPartitions, creator);
+        timer.scheduleWithFixedDelay(new TransactionMarkerWriter(transactions), TransactionMarkerWriter.INTERVAL_MS,
+                TransactionMarkerWriter.INTERVAL_MS, TimeUnit.MILLISECONDS);
+        handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(new ProducerIds(cluster), transactions));
+        handlers.put(ApiKey.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnHandler(cluster, transactions));
+        handlers.put(ApiKey.ADD_OFFSETS_TO_TXN, new AddOffsetsToTxnHandler(transactions));
+        handlers.put(ApiKey.END_TXN, new EndTxnHandler(transactions));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));
@@ -433,7 +446,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
                 config.dataDir().resolve("logs"), cluster::localReplicasByPartition));
-        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster));
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster, transactions));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,
                 System::currentTimeMillis));
         handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
@@ -464,6 +477,18 @@ public final class Broker implements Closeable {
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
+    }
+
+    private static TransactionCoordinator transactionCoordinator(BrokerConfig config, RatisCluster cluster,
+            ReplicatedPartitions partitions, TopicCreator creator) {
+        return new TransactionCoordinator(cluster, partitions, creator, new ProducerIds(cluster),
+                TransactionKeys.TRANSACTION_STATE_LOG_NUM_PARTITIONS.parse(
+                        config.text(TransactionKeys.TRANSACTION_STATE_LOG_NUM_PARTITIONS)),
+                TransactionKeys.TRANSACTION_STATE_LOG_REPLICATION_FACTOR.parse(
+                        config.text(TransactionKeys.TRANSACTION_STATE_LOG_REPLICATION_FACTOR)),
+                TransactionKeys.TRANSACTION_MAX_TIMEOUT_MS.parse(
+                        config.text(TransactionKeys.TRANSACTION_MAX_TIMEOUT_MS)),
+                System::currentTimeMillis);
     }
 
     /** The SASL mechanisms of each listener, by name (none on a listener without SASL): PLAIN users from its JAAS. */

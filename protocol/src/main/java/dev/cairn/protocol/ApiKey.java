@@ -1,5 +1,9 @@
 package dev.cairn.protocol;
 
+import dev.cairn.protocol.message.AddOffsetsToTxnRequest;
+import dev.cairn.protocol.message.AddOffsetsToTxnResponse;
+import dev.cairn.protocol.message.AddPartitionsToTxnRequest;
+import dev.cairn.protocol.message.AddPartitionsToTxnResponse;
 import dev.cairn.protocol.message.AlterConfigsRequest;
 import dev.cairn.protocol.message.AlterConfigsResponse;
 import dev.cairn.protocol.message.AlterPartitionReassignmentsRequest;
@@ -38,6 +42,8 @@ import dev.cairn.protocol.message.DescribeUserScramCredentialsRequest;
 import dev.cairn.protocol.message.DescribeUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ElectLeadersRequest;
 import dev.cairn.protocol.message.ElectLeadersResponse;
+import dev.cairn.protocol.message.EndTxnRequest;
+import dev.cairn.protocol.message.EndTxnResponse;
 import dev.cairn.protocol.message.FetchRequest;
 import dev.cairn.protocol.message.FetchResponse;
 import dev.cairn.protocol.message.FindCoordinatorRequest;
@@ -76,6 +82,8 @@ import dev.cairn.protocol.message.SaslHandshakeRequest;
 import dev.cairn.protocol.message.SaslHandshakeResponse;
 import dev.cairn.protocol.message.SyncGroupRequest;
 import dev.cairn.protocol.message.SyncGroupResponse;
+import dev.cairn.protocol.message.TxnOffsetCommitRequest;
+import dev.cairn.protocol.message.TxnOffsetCommitResponse;
 import dev.cairn.protocol.schema.Schema;
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
@@ -122,6 +130,12 @@ public enum ApiKey {
     DELETE_RECORDS(21, DeleteRecordsRequest.SCHEMA, DeleteRecordsResponse.SCHEMA, 0, 0, 2),
     INIT_PRODUCER_ID(22, InitProducerIdRequest.SCHEMA, InitProducerIdResponse.SCHEMA, 0, 0, 4),
     OFFSET_FOR_LEADER_EPOCH(23, OffsetForLeaderEpochRequest.SCHEMA, OffsetForLeaderEpochResponse.SCHEMA, 2, 2, 4),
+    /** Versions 4+ are Kafka's broker-to-broker batched form (and transaction version 2's), not served. */
+    ADD_PARTITIONS_TO_TXN(24, AddPartitionsToTxnRequest.SCHEMA, AddPartitionsToTxnResponse.SCHEMA, 0, 0, 3),
+    ADD_OFFSETS_TO_TXN(25, AddOffsetsToTxnRequest.SCHEMA, AddOffsetsToTxnResponse.SCHEMA, 0, 0, 3),
+    /** Version 5 belongs to transaction version 2 (KIP-890's epoch bump per transaction), not served. */
+    END_TXN(26, EndTxnRequest.SCHEMA, EndTxnResponse.SCHEMA, 0, 0, 4),
+    TXN_OFFSET_COMMIT(28, TxnOffsetCommitRequest.SCHEMA, TxnOffsetCommitResponse.SCHEMA, 0, 0, 4),
     DESCRIBE_ACLS(29, DescribeAclsRequest.SCHEMA, DescribeAclsResponse.SCHEMA, 1, 1, 3),
     CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
     DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),

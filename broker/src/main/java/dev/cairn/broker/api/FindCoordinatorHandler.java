@@ -3,6 +3,7 @@ package dev.cairn.broker.api;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.security.acl.AclOperation;
+import dev.cairn.broker.security.acl.ResourceType;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.RequestFrame;
 import dev.cairn.protocol.message.FindCoordinatorRequest;
@@ -15,11 +16,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * FindCoordinator (key 10), versions 0-2 (one key per request): a group's coordinator is a broker chosen from
- * the group id alone, so every broker names the same one without coordination. Transactions are not served yet
- * (issue 20): a transaction key is answered UNSUPPORTED_VERSION, Kafka's error for a feature the broker does not
- * offer, with a message that says so. Clients treat it as fatal rather than retrying, as they would
- * COORDINATOR_NOT_AVAILABLE until their timeout with no chance of success; INVALID_REQUEST, answered before, read
- * like a client bug.
+ * the group id alone, so every broker names the same one without coordination. A transactional id's coordinator is
+ * the leader of its {@code __transaction_state} partition ({@link TransactionCoordinator}); while the topic is being
+ * created or the partition has no leader, the answer is COORDINATOR_NOT_AVAILABLE, which clients retry.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
     /** Key types (Kafka's {@code CoordinatorType}); v0 requests carry no key type and mean a group. */
@@ -29,9 +28,11 @@ public final class FindCoordinatorHandler implements RequestHandler {
     private static final int NO_PORT = -1;
 
     private final MetadataService metadata;
+    private final TransactionCoordinator transactions;
 
-    public FindCoordinatorHandler(MetadataService metadata) {
+    public FindCoordinatorHandler(MetadataService metadata, TransactionCoordinator transactions) {
         this.metadata = metadata;
+        this.transactions = transactions;
     }
 
     /**
@@ -52,8 +53,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
         Struct body = request.body();
         byte keyType = body.get(FindCoordinatorRequest.KEY_TYPE);
         if (keyType == KEY_TYPE_TRANSACTION) {
-            return answer(ErrorCode.UNSUPPORTED_VERSION, "Cairn does not support transactions yet, so there is no "
-                    + "transaction coordinator", null);
+            return transactionCoordinator(context, body.get(FindCoordinatorRequest.KEY));
         }
         if (keyType != KEY_TYPE_GROUP) {
             return answer(ErrorCode.INVALID_REQUEST, "unknown coordinator key type " + keyType, null);
@@ -72,6 +72,20 @@ public final class FindCoordinatorHandler implements RequestHandler {
         }
         return answer(ErrorCode.NONE, null, coordinator.endpoint(context.session().listenerName()).get(),
                 coordinator.nodeId());
+    }
+
+    private CompletableFuture<Struct> transactionCoordinator(RequestContext context, String transactionalId) {
+        if (!context.session().allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactionalId)) {
+            return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "Transactional Id authorization failed.",
+                    null);
+        }
+        int node = transactions.coordinatorNode(transactionalId);
+        BrokerInfo coordinator = metadata.image().liveBrokers().get(node);
+        if (coordinator == null || coordinator.endpoint(context.session().listenerName()).isEmpty()) {
+            return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the transaction coordinator of " + transactionalId
+                    + " is not known yet", null);
+        }
+        return answer(ErrorCode.NONE, null, coordinator.endpoint(context.session().listenerName()).get(), node);
     }
 
     private static CompletableFuture<Struct> answer(ErrorCode error, String message, BrokerInfo.Endpoint endpoint) {

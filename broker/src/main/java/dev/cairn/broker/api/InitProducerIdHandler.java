@@ -1,8 +1,5 @@
 package dev.cairn.broker.api;
 
-import dev.cairn.broker.cluster.MetadataCommand;
-import dev.cairn.broker.cluster.MetadataResult;
-import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.security.acl.AclOperation;
 import dev.cairn.broker.security.acl.ResourceType;
 import dev.cairn.protocol.ErrorCode;
@@ -13,65 +10,50 @@ import dev.cairn.protocol.schema.Struct;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * InitProducerId (key 22) for idempotent producers: a cluster-unique producer id with epoch 0. Ids come from
- * blocks reserved through the metadata group, so no two brokers hand out the same id. As in Kafka, a request
- * without a transactional id always gets a fresh id, even when it names its old id and epoch (v3+, KIP-360).
- * Transactions are not served yet (issue 20): a transactional id is answered UNSUPPORTED_VERSION, Kafka's error for
- * a feature the broker does not offer, which clients treat as fatal rather than retrying forever.
+ * InitProducerId (key 22). For idempotent producers: a cluster-unique producer id with epoch 0, from blocks reserved
+ * through the metadata group ({@link ProducerIds}); as in Kafka, a request without a transactional id always gets a
+ * fresh id, even when it names its old id and epoch (v3+, KIP-360). With a transactional id, the transaction
+ * coordinator answers ({@link TransactionCoordinator}): the id's producer id and a new epoch, fencing the previous
+ * session, whose open transaction is aborted first.
  */
 public final class InitProducerIdHandler implements RequestHandler {
-    private final MetadataService metadata;
-    private long nextProducerId;
-    private long blockEnd;
-    private CompletableFuture<MetadataResult> pendingBlock;
+    private final ProducerIds producerIds;
+    private final TransactionCoordinator transactions;
 
-    public InitProducerIdHandler(MetadataService metadata) {
-        this.metadata = metadata;
+    public InitProducerIdHandler(ProducerIds producerIds, TransactionCoordinator transactions) {
+        this.producerIds = producerIds;
+        this.transactions = transactions;
     }
 
     @Override
     public CompletableFuture<Struct> handle(RequestContext context, RequestFrame request) {
-        if (request.body().get(InitProducerIdRequest.TRANSACTIONAL_ID) != null) {
-            return CompletableFuture.completedFuture(response(ErrorCode.UNSUPPORTED_VERSION, -1));
+        Struct body = request.body();
+        String transactionalId = body.get(InitProducerIdRequest.TRANSACTIONAL_ID);
+        ConnectionSession session = context.session();
+        if (transactionalId != null) {
+            if (!session.allowed(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId)) {
+                return CompletableFuture.completedFuture(response(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                        -1, (short) -1));
+            }
+            return transactions.initProducerId(transactionalId, body.get(InitProducerIdRequest.TRANSACTION_TIMEOUT_MS),
+                    body.get(InitProducerIdRequest.PRODUCER_ID), body.get(InitProducerIdRequest.PRODUCER_EPOCH))
+                    .thenApply(answer -> response(answer.error(), answer.producerId(), answer.producerEpoch()));
         }
         // Kafka: an idempotent producer needs IDEMPOTENT_WRITE on the cluster, or WRITE on some topic.
-        ConnectionSession session = context.session();
         if (!session.allowedOnCluster(AclOperation.IDEMPOTENT_WRITE)
                 && !session.allowedOnAny(AclOperation.WRITE, ResourceType.TOPIC)) {
-            return CompletableFuture.completedFuture(response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, -1));
+            return CompletableFuture.completedFuture(response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, -1, (short) -1));
         }
-        return nextProducerId().thenApply(id -> id < 0 ? response(ErrorCode.COORDINATOR_NOT_AVAILABLE, -1)
-                : response(ErrorCode.NONE, id));
+        return producerIds.next().thenApply(id -> id < 0 ? response(ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, (short) -1)
+                : response(ErrorCode.NONE, id, (short) 0));
     }
 
-    /** The next id of the current block, reserving a new block when it runs out; -1 when none can be had. */
-    private synchronized CompletableFuture<Long> nextProducerId() {
-        if (nextProducerId < blockEnd) {
-            return CompletableFuture.completedFuture(nextProducerId++);
-        }
-        if (pendingBlock == null) {
-            pendingBlock = metadata.submit(new MetadataCommand.AllocateProducerIds(metadata.localNodeId()));
-        }
-        return pendingBlock.thenCompose(result -> onBlock(result));
-    }
-
-    private synchronized CompletableFuture<Long> onBlock(MetadataResult result) {
-        pendingBlock = null;
-        if (result instanceof MetadataResult.ProducerIds block) {
-            if (nextProducerId >= blockEnd) {
-                nextProducerId = block.firstProducerId();
-                blockEnd = block.firstProducerId() + block.count();
-            }
-            return nextProducerId();
-        }
-        return CompletableFuture.completedFuture(-1L);
-    }
-
-    private static Struct response(ErrorCode error, long producerId) {
+    private static Struct response(ErrorCode error, long producerId, short epoch) {
+        boolean failed = error != ErrorCode.NONE;
         return new Struct(InitProducerIdResponse.SCHEMA)
                 .set(InitProducerIdResponse.THROTTLE_TIME_MS, 0)
                 .set(InitProducerIdResponse.ERROR_CODE, error.code())
-                .set(InitProducerIdResponse.PRODUCER_ID, producerId)
-                .set(InitProducerIdResponse.PRODUCER_EPOCH, (short) (producerId < 0 ? -1 : 0));
+                .set(InitProducerIdResponse.PRODUCER_ID, failed ? -1L : producerId)
+                .set(InitProducerIdResponse.PRODUCER_EPOCH, failed ? (short) -1 : epoch);
     }
 }

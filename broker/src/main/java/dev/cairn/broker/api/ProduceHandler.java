@@ -54,6 +54,10 @@ public final class ProduceHandler implements RequestHandler {
         short acks = body.get(ProduceRequest.ACKS);
         long timeoutMs = Math.max(1, body.get(ProduceRequest.TIMEOUT_MS));
         long nowMs = clockMs.getAsLong();
+        // Kafka: a transactional producer needs WRITE on its transactional id as well as on the topics.
+        String transactionalId = body.get(ProduceRequest.TRANSACTIONAL_ID);
+        boolean transactionAllowed = transactionalId == null || context.session().allowed(AclOperation.WRITE,
+                dev.cairn.broker.security.acl.ResourceType.TRANSACTIONAL_ID, transactionalId);
         List<CompletableFuture<Struct>> topicResponses = new ArrayList<>();
         for (Struct topic : body.get(ProduceRequest.TOPIC_DATA)) {
             String name = topic.get(TopicProduceData.NAME);
@@ -64,6 +68,9 @@ public final class ProduceHandler implements RequestHandler {
             for (Struct partitionData : topic.get(TopicProduceData.PARTITION_DATA)) {
                 int partition = partitionData.get(PartitionProduceData.INDEX);
                 ErrorCode precheck = acks == 0 || acks == 1 || acks == -1 ? null : ErrorCode.INVALID_REQUIRED_ACKS;
+                if (precheck == null && !transactionAllowed) {
+                    precheck = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+                }
                 if (precheck == null && !writable) {
                     precheck = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
                 }

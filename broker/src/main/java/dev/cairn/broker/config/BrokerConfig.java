@@ -161,8 +161,8 @@ public record BrokerConfig(
             LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
-            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT, LOG_CLEANER_BACKOFF_MS), Stream.concat(SecurityKeys.KEYS.stream(),
-            RaftTlsKeys.KEYS.stream())).toList();
+            QUEUED_MAX_REQUEST_BYTES, METRICS_PORT, LOG_CLEANER_BACKOFF_MS), Stream.of(SecurityKeys.KEYS,
+            RaftTlsKeys.KEYS, TransactionKeys.KEYS).flatMap(List::stream)).toList();
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);

@@ -55,6 +55,36 @@ public sealed interface Command {
             implements Command {
     }
 
+    /**
+     * The transaction coordinator's commands, applied by a {@code __transaction_state} partition
+     * ({@link CoordinatorTransactions}); {@code nowMs} is the coordinator's clock. InitProducerId: a transactional id
+     * gets its producer id ({@code candidateProducerId} when it needs a new one) and a new epoch;
+     * {@code expectedProducerId} -1 unless the producer names the id and epoch it holds (KIP-360).
+     */
+    record TxnInit(String transactionalId, int timeoutMs, long candidateProducerId, long expectedProducerId,
+            short expectedEpoch, long nowMs) implements Command {
+    }
+
+    /** AddPartitionsToTxn (and AddOffsetsToTxn with no partition): the transaction writes these partitions. */
+    record TxnAddPartitions(String transactionalId, long producerId, short producerEpoch,
+            java.util.List<TxnPartition> partitions, long nowMs) implements Command {
+        public TxnAddPartitions {
+            partitions = java.util.List.copyOf(partitions);
+        }
+    }
+
+    /**
+     * EndTxn: the transaction is to commit or abort (its markers are written next); {@code expired}: the
+     * coordinator's own abort of a transaction past its timeout, under a new epoch.
+     */
+    record TxnEnd(String transactionalId, long producerId, short producerEpoch, boolean commit, boolean expired,
+            long nowMs) implements Command {
+    }
+
+    /** Every marker of the ending transaction is written: it is complete. */
+    record TxnComplete(String transactionalId, long producerId, short producerEpoch, long nowMs) implements Command {
+    }
+
     /** Stores a consumer group's committed offset for this partition. */
     record CommitOffset(String groupId, long offset, int leaderEpoch, String metadata, long commitTimeMs)
             implements Command {

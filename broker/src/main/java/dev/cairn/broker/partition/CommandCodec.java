@@ -25,7 +25,7 @@ import java.nio.charset.StandardCharsets;
  *   DeleteRecords     (5): offset i64
  *   Reconfigure       (6): count i32, count x (name str, value str), names in order
  *   Compact           (7): dirtyFromOffset i64, upToOffset i64, nowMs i64
- *   AppendAt, AppendDuplicate, AppendRefused, TxnMarker (8-10, 12-13): see {@link PlacementCodec}
+ *   8-10, 12-13: placements and markers, {@link PlacementCodec}; 14-17 (result 12): coordinator's, TxnCommandCodec
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
@@ -271,7 +271,7 @@ public final class CommandCodec {
             return ByteBuffer.allocate(2 + 1).put(FORMAT_VERSION).put(OFFSET_DELETED).put((byte) (d.existed() ? 1 : 0))
                     .flip();
         }
-        throw new IllegalArgumentException("unknown result " + result);
+        return TxnCommandCodec.encode(result);
     }
 
     public static Result decodeResult(ByteBuffer bytes) {
@@ -304,7 +304,7 @@ public final class CommandCodec {
                     int leaderEpoch = in.getInt();
                     return new Result.OffsetFetched(offset, getString(in), leaderEpoch);
                 default:
-                    throw new CommandFormatException("unknown partition result type " + type);
+                    return TxnCommandCodec.decodeResultBody(type, in);
             }
         } catch (BufferUnderflowException e) {
             throw new CommandFormatException("partition result truncated");

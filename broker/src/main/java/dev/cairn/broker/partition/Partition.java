@@ -38,6 +38,7 @@ public final class Partition {
     private final ProducerStateTable producers = new ProducerStateTable();
     private final LeaderEpochs leaderEpochs = new LeaderEpochs();
     private final TransactionIndex transactions = new TransactionIndex();
+    private final CoordinatorTransactions coordinator = new CoordinatorTransactions();
     private final RecordBatch header = new RecordBatch();
     private final PartitionCompaction compaction;
     private final TopicConfigState configs;
@@ -102,10 +103,10 @@ public final class Partition {
     /** As {@link #apply(long, int, Command)}; {@code replayed}: back from the Raft log without data (byte-check). */
     public Result apply(long raftIndex, int leaderEpoch, Command command, boolean replayed) {
         Invariant.check(raftIndex > appliedRaftIndex, "raft index %d applied after %d", raftIndex, appliedRaftIndex);
-        Result offsetsChanged = OffsetCommands.apply(offsets, topic, partition, raftIndex, command);
-        if (offsetsChanged != null) {
+        Result outsideLog = OffsetCommands.apply(offsets, topic, partition, raftIndex, command);
+        if (outsideLog != null || (outsideLog = coordinator.apply(command)) != null) {
             appliedRaftIndex = raftIndex;
-            return offsetsChanged;
+            return outsideLog;
         }
         synchronized (writeLock) {
             log.claimWriter();
@@ -126,10 +127,12 @@ public final class Partition {
             return new Result.Rejected(refused.error(), refused.reason());
         }
         if (command instanceof Append append) {
-            return applyAppend(leaderEpoch, append);
+            return applyUnplaced(leaderEpoch, AppendPlanner.decide(append, producers, highWatermark, header),
+                    append.batch());
         }
         if (command instanceof Command.TxnMarker marker) {
-            return applyMarker(leaderEpoch, marker);
+            return applyUnplaced(leaderEpoch, AppendPlanner.decide(marker, producers, highWatermark),
+                    AppendPlanner.markerBatch(marker));
         }
         if (command instanceof EnforceRetention retention) {
             return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs,
@@ -149,23 +152,12 @@ public final class Partition {
     }
 
     /**
-     * An append in the old format (the batch in the Raft log, placed as it applies): entries written before the
-     * write-once path, and the Maelstrom node, whose partition log is in memory and so cannot be where batches live.
+     * An append or a marker in the old format (the batch in the Raft log, placed as it applies): entries written
+     * before the write-once path, and the Maelstrom node, whose partition log is in memory (batches cannot live there).
      */
-    private Result applyAppend(int leaderEpoch, Append append) {
-        Command placement = AppendPlanner.decide(append, producers, highWatermark, header);
+    private Result applyUnplaced(int leaderEpoch, Command placement, ByteBuffer batch) {
         if (placement instanceof AppendAt at) {
-            placed.place(at, append.batch(), leaderEpoch, highWatermark, true);
-            return applyPlaced(leaderEpoch, at, false);
-        }
-        return applyToLog(leaderEpoch, placement, false);
-    }
-
-    /** A marker of the old format (not placed by the leader): its control batch is placed as it applies. */
-    private Result applyMarker(int leaderEpoch, Command.TxnMarker marker) {
-        Command placement = AppendPlanner.decide(marker, producers, highWatermark);
-        if (placement instanceof AppendAt at) {
-            placed.place(at, AppendPlanner.markerBatch(marker), leaderEpoch, highWatermark, true);
+            placed.place(at, batch, leaderEpoch, highWatermark, true);
             return applyPlaced(leaderEpoch, at, false);
         }
         return applyToLog(leaderEpoch, placement, false);
@@ -218,11 +210,7 @@ public final class Partition {
     /** The applied state a leader plans placements from: a copy, consistent at its applied index. */
     public CommittedView committedView() {
         synchronized (writeLock) {
-            ByteBuffer state = ByteBuffer.allocate(producers.serializedSizeInBytes());
-            producers.writeTo(state);
-            ProducerStateTable copy = new ProducerStateTable();
-            copy.readFrom(state.flip());
-            return new CommittedView(appliedRaftIndex, highWatermark, copy);
+            return new CommittedView(appliedRaftIndex, highWatermark, producers.copy());
         }
     }
 
@@ -246,6 +234,11 @@ public final class Partition {
     /** The aborted transactions a read_committed fetch of {@code [fromOffset, upToOffset)} names; any thread. */
     public java.util.List<TransactionIndex.Aborted> abortedTransactions(long fromOffset, long upToOffset) {
         return transactions.abortedWithin(fromOffset, upToOffset);
+    }
+
+    /** The transactional ids this partition coordinates (a {@code __transaction_state} partition); any thread. */
+    public java.util.List<TransactionRecord> coordinatedTransactions() {
+        return coordinator.records();
     }
 
     /** One past the last batch in the log, committed or only placed; any thread. */
@@ -323,7 +316,7 @@ public final class Partition {
             producers.writeTo(state);
             return new PartitionSnapshot(log.logStartOffset(), highWatermark, state.array(),
                     offsets.fetchAll(topic, partition), log.segmentExtents(highWatermark), configs.current(),
-                    leaderEpochs.toMap(), transactions.encode());
+                    leaderEpochs.toMap(), transactions.encode(), coordinator.encode());
         }
     }
 
@@ -348,8 +341,12 @@ public final class Partition {
         configs.restore(snapshot.topicConfigs());
         leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
         transactions.clear();
+        coordinator.clear();
         if (snapshot.transactionState() != null) {
             transactions.restore(snapshot.transactionState());
+        }
+        if (snapshot.coordinatorState() != null) {
+            coordinator.restore(snapshot.coordinatorState());
         }
     }
 
@@ -376,6 +373,7 @@ public final class Partition {
         highWatermark = 0;
         leaderEpochs.clear();
         transactions.clear();
+        coordinator.clear();
         configs.restore(null);
         appliedRaftIndex = 0;
     }

@@ -24,11 +24,13 @@ import java.util.TreeMap;
  * <p>{@code leaderEpochs} maps each leader epoch that appended batches to its first offset ({@link LeaderEpochs}), or
  * is null in snapshots from before version 5: the partition then rebuilds it from its log's batch headers.
  *
- * <p>{@code transactionState} is the {@link TransactionIndex} as {@link TransactionIndex#encode} wrote it, or null in
- * snapshots from before version 6, taken before any partition held a transaction: the index is then empty.
+ * <p>{@code transactionState} is the {@link TransactionIndex} as {@link TransactionIndex#encode} wrote it, and
+ * {@code coordinatorState} the {@link CoordinatorTransactions} of a {@code __transaction_state} partition; both are
+ * null in snapshots from before version 6, taken before any partition held a transaction: both are then empty.
  *
  * <pre>
- * version 6: as version 5, then transactionStateBytes i32 (-1: none recorded), transactionState
+ * version 6: as version 5, then transactionStateBytes i32 (-1: none recorded), transactionState,
+ *            coordinatorStateBytes i32 (-1: none recorded), coordinatorState
  * version 5: as version 4, then epochCount i32 (-1: none recorded), epochCount x (epoch i32, startOffset i64)
  * version 4: as version 3, then configCount i32, configCount x (name string, value string), names in order
  * version 3: formatVersion i32, logStartOffset i64, logEndOffset i64, producerStateBytes i32, producerState,
@@ -42,7 +44,7 @@ import java.util.TreeMap;
  */
 public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] producerState,
         Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments, Map<String, String> topicConfigs,
-        Map<Integer, Long> leaderEpochs, byte[] transactionState) {
+        Map<Integer, Long> leaderEpochs, byte[] transactionState, byte[] coordinatorState) {
     private static final int FORMAT_VERSION = 6;
     private static final int FORMAT_VERSION_WITHOUT_TRANSACTIONS = 5;
     private static final int FORMAT_VERSION_WITHOUT_EPOCH_STARTS = 4;
@@ -64,7 +66,7 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
             Map<String, CommittedOffset> committedOffsets, List<SegmentExtent> segments,
             Map<String, String> topicConfigs, Map<Integer, Long> leaderEpochs) {
         this(logStartOffset, logEndOffset, producerState, committedOffsets, segments, topicConfigs, leaderEpochs,
-                null);
+                null, null);
     }
 
     /** A snapshot without recorded topic configs (as written before version 4). */
@@ -80,7 +82,8 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         List<byte[]> configStrings = new ArrayList<>();
         Map<Integer, Long> epochs = leaderEpochs == null ? Map.of() : leaderEpochs;
         int size = 4 + 8 + 8 + 4 + producerState.length + 4 + 4 + segments.size() * 16 + 4 + 4 + epochs.size() * 12
-                + 4 + (transactionState == null ? 0 : transactionState.length);
+                + 4 + (transactionState == null ? 0 : transactionState.length)
+                + 4 + (coordinatorState == null ? 0 : coordinatorState.length);
         for (Map.Entry<String, String> config : new TreeMap<>(configs).entrySet()) {
             configStrings.add(config.getKey().getBytes(StandardCharsets.UTF_8));
             configStrings.add(config.getValue().getBytes(StandardCharsets.UTF_8));
@@ -120,9 +123,11 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
         }
         out.putInt(leaderEpochs == null ? -1 : epochs.size());
         new TreeMap<>(epochs).forEach((epoch, start) -> out.putInt(epoch).putLong(start));
-        out.putInt(transactionState == null ? -1 : transactionState.length);
-        if (transactionState != null) {
-            out.put(transactionState);
+        for (byte[] state : new byte[][] {transactionState, coordinatorState}) {
+            out.putInt(state == null ? -1 : state.length);
+            if (state != null) {
+                out.put(state);
+            }
         }
         return out.array();
     }
@@ -158,10 +163,11 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
             }
             Map<String, String> topicConfigs = version <= FORMAT_VERSION_WITHOUT_CONFIGS ? null : topicConfigs(in);
             Map<Integer, Long> leaderEpochs = version <= FORMAT_VERSION_WITHOUT_EPOCH_STARTS ? null : leaderEpochs(in);
-            int transactionBytes = version <= FORMAT_VERSION_WITHOUT_TRANSACTIONS ? -1 : in.getInt();
-            byte[] transactionState = transactionBytes == -1 ? null : bytes(in, transactionBytes, "transaction state");
+            boolean transactions = version > FORMAT_VERSION_WITHOUT_TRANSACTIONS;
+            byte[] transactionState = transactions ? nullableBytes(in, "transaction state") : null;
+            byte[] coordinatorState = transactions ? nullableBytes(in, "coordinator state") : null;
             return new PartitionSnapshot(logStartOffset, logEndOffset, producerState, offsets, segments, topicConfigs,
-                    leaderEpochs, transactionState);
+                    leaderEpochs, transactionState, coordinatorState);
         } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
             throw new CommandFormatException("partition snapshot is malformed: " + e);
         }
@@ -201,6 +207,11 @@ public record PartitionSnapshot(long logStartOffset, long logEndOffset, byte[] p
                     + in.remaining() + " bytes");
         }
         return count;
+    }
+
+    private static byte[] nullableBytes(ByteBuffer in, String what) {
+        int length = in.getInt();
+        return length == -1 ? null : bytes(in, length, what);
     }
 
     private static byte[] bytes(ByteBuffer in, int length, String what) {

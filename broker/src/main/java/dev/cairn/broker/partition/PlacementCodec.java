@@ -75,8 +75,8 @@ public final class PlacementCodec {
     }
 
     /**
-     * Encodes a placement or a transaction marker; any other command is an IllegalArgumentException (use
-     * {@link CommandCodec}).
+     * Encodes a placement, a transaction marker or a transaction coordinator command; any other command is an
+     * IllegalArgumentException (use {@link CommandCodec}).
      */
     public static ByteBuffer encode(Command placement) {
         if (placement instanceof AppendAt a) {
@@ -107,7 +107,7 @@ public final class PlacementCodec {
             CommandCodec.putString(out, reason);
             return out.flip();
         }
-        throw new IllegalArgumentException("not a placement: " + placement);
+        return TxnCommandCodec.encode(placement);
     }
 
     /** The body of a placement of type {@code type}, after the framing; unknown types are CommandFormatException. */
@@ -126,7 +126,7 @@ public final class PlacementCodec {
             case APPEND_REFUSED:
                 return new AppendRefused(ErrorCode.forCode(in.getShort()), CommandCodec.getString(in));
             default:
-                throw new CommandFormatException("unknown partition command type " + type);
+                return TxnCommandCodec.decodeBody(type, in);
         }
     }
 

@@ -182,6 +182,15 @@ public final class ProducerStateTable {
         producers.remove(oldestId);
     }
 
+    /** An independent copy of this table (through its snapshot form). */
+    public ProducerStateTable copy() {
+        ByteBuffer state = ByteBuffer.allocate(serializedSizeInBytes());
+        writeTo(state);
+        ProducerStateTable copy = new ProducerStateTable();
+        copy.readFrom(state.flip());
+        return copy;
+    }
+
     /** Bytes {@link #writeTo} will write. */
     public int serializedSizeInBytes() {
         int size = 4 + 4;

@@ -56,6 +56,13 @@ public sealed interface Result {
     record Retained(long logStartOffset, int segmentsDeleted) implements Result {
     }
 
+    /**
+     * A transaction coordinator command's answer: the producer id and epoch the transactional id holds after it
+     * (-1 when unknown), or the error; {@code message} says why, for logs.
+     */
+    record TxnAnswer(ErrorCode error, long producerId, short producerEpoch, String message) implements Result {
+    }
+
     /** The groups with a committed offset for the partition, as its leader has applied them (ListGroups). */
     record GroupsListed(java.util.List<String> groups) implements Result {
         public GroupsListed {

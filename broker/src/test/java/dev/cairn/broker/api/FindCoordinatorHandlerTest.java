@@ -21,14 +21,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * FindCoordinator v0-2 (kafka-protocol.md A.1: the assign + commitSync flow starts here): the group's
- * coordinator is one broker chosen from the group id; transactions are refused with a non-retriable error.
+ * coordinator is one broker chosen from the group id; a transactional id's is its state partition's leader.
  */
 class FindCoordinatorHandlerTest {
 
     private static Struct find(FakeMetadataService metadata, int version, String key, byte keyType) {
+        return find(metadata, new FakeReplicatedPartitions(), version, key, keyType);
+    }
+
+    private static Struct find(FakeMetadataService metadata, FakeReplicatedPartitions partitions, int version,
+            String key, byte keyType) {
         Struct body = new Struct(FindCoordinatorRequest.SCHEMA).set(FindCoordinatorRequest.KEY, key)
                 .set(FindCoordinatorRequest.KEY_TYPE, keyType);
-        return call(new FindCoordinatorHandler(metadata), request(ApiKey.FIND_COORDINATOR, version, body));
+        TransactionCoordinator transactions = new TransactionCoordinator(metadata, partitions,
+                new TopicCreator(metadata, java.util.UUID::randomUUID), new ProducerIds(metadata), 4, 3, 900_000,
+                () -> 0L);
+        return call(new FindCoordinatorHandler(metadata, transactions), request(ApiKey.FIND_COORDINATOR, version,
+                body));
     }
 
     @ParameterizedTest
@@ -67,17 +76,25 @@ class FindCoordinatorHandlerTest {
         assertEquals(Set.of(1, 2, 3), coordinators, "30 groups over 3 brokers use every broker");
     }
 
+    /** Issue 20: the transaction state topic is created at the first lookup; then its partition's leader answers. */
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
-    void aTransactionKeyIsRefusedWithANonRetriableError(int version) {
-        Struct response = find(new FakeMetadataService().withBrokers(1), version, "tx-1",
-                FindCoordinatorHandler.KEY_TYPE_TRANSACTION);
-        assertEquals(ErrorCode.UNSUPPORTED_VERSION.code(), response.get(FindCoordinatorResponse.ERROR_CODE));
-        assertTrue(!ErrorCode.UNSUPPORTED_VERSION.retriable());
-        assertNotNull(response.get(FindCoordinatorResponse.ERROR_MESSAGE));
-        assertEquals(-1, response.get(FindCoordinatorResponse.NODE_ID));
-        assertEquals("", response.get(FindCoordinatorResponse.HOST));
-        assertEquals(-1, response.get(FindCoordinatorResponse.PORT));
+    void aTransactionalIdIsCoordinatedByItsStatePartitionsLeader(int version) {
+        FakeMetadataService metadata = new FakeMetadataService().withBrokers(1);
+        FakeReplicatedPartitions partitions = new FakeReplicatedPartitions();
+        Struct first = find(metadata, partitions, version, "tx-1", FindCoordinatorHandler.KEY_TYPE_TRANSACTION);
+        assertEquals(ErrorCode.COORDINATOR_NOT_AVAILABLE.code(), first.get(FindCoordinatorResponse.ERROR_CODE));
+        assertTrue(ErrorCode.COORDINATOR_NOT_AVAILABLE.retriable());
+        assertEquals(-1, first.get(FindCoordinatorResponse.NODE_ID));
+        assertEquals(1, metadata.image().topics().get(TransactionCoordinator.TOPIC).replicas().get(0).size(),
+                "created with as many replicas as there are brokers, at most transaction.state.log.replication.factor");
+
+        partitions.leadLocally(new dev.cairn.broker.cluster.TopicPartition(TransactionCoordinator.TOPIC,
+                Math.floorMod("tx-1".hashCode(), 4)));
+        Struct found = find(metadata, partitions, version, "tx-1", FindCoordinatorHandler.KEY_TYPE_TRANSACTION);
+        assertEquals(ErrorCode.NONE.code(), found.get(FindCoordinatorResponse.ERROR_CODE));
+        assertEquals(FakeReplicatedPartitions.LOCAL_NODE_ID, found.get(FindCoordinatorResponse.NODE_ID));
+        assertNotNull(found.get(FindCoordinatorResponse.HOST));
     }
 
     @Test

@@ -185,9 +185,9 @@ public final class ProduceBatchValidator {
             return BatchValidationResult.rejected(ErrorCode.INVALID_RECORD, "invalid sequence number "
                     + batch.baseSequence() + " in a batch with producerId " + batch.producerId());
         }
-        if (batch.isTransactional()) {
-            return BatchValidationResult.rejected(ErrorCode.INVALID_TXN_STATE, "Cairn has no transactions: a"
-                    + " transactional batch cannot be part of an ongoing transaction");
+        if (batch.isTransactional() && !batch.hasProducerId()) {
+            return BatchValidationResult.rejected(ErrorCode.INVALID_RECORD, "a transactional batch without a"
+                    + " producer id");
         }
         return null;
     }

@@ -204,12 +204,16 @@ class ProduceBatchValidatorTest {
     }
 
     @Test
-    void transactionalBatchIsInvalidTxnState() {
+    void transactionalBatchIsAcceptedWithAProducerIdOnly() {
         ByteBuffer payload = mutate(new RecordBatchBuilder(CompressionType.NONE).producerState(7L, (short) 0, 0)
                 .append(NOW_MS, null, bytes("v")).build(), b -> b.putShort(RecordBatchDescriptor.ATTRIBUTES_OFFSET,
                 (short) RecordBatchDescriptor.TRANSACTIONAL_MASK));
         assertTrue(RecordBatch.of(payload).isTransactional());
-        assertCode(ErrorCode.INVALID_TXN_STATE, validate(payload));
+        assertCode(ErrorCode.NONE, validate(payload));
+        ByteBuffer anonymous = mutate(new RecordBatchBuilder(CompressionType.NONE)
+                .append(NOW_MS, null, bytes("v")).build(), b -> b.putShort(RecordBatchDescriptor.ATTRIBUTES_OFFSET,
+                (short) RecordBatchDescriptor.TRANSACTIONAL_MASK));
+        assertCode(ErrorCode.INVALID_RECORD, validate(anonymous), "transactional batch without a producer id");
     }
 
     // ---- Records must parse after decompression (INVALID_RECORD, as Kafka's record readers raise it). ----

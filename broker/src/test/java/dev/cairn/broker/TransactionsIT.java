@@ -1,0 +1,191 @@
+package dev.cairn.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kafka's own transactional producer against Cairn (issue 20), with its defaults: committed transactions are read
+ * by read_committed consumers, aborted ones never; a new session of the same transactional id fences the old one;
+ * a transaction left open past its timeout is aborted by the coordinator. One broker and three (RF=3).
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class TransactionsIT {
+    private static final String TOPIC = "txn-orders";
+    private static final long WAIT_MS = 60_000;
+
+    @TempDir
+    Path dir;
+    private InProcessCluster cluster;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private void start(int brokers) throws Exception {
+        cluster = InProcessCluster.start(brokers, dir, Map.of());
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) brokers))).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void oneBrokerServesCommittedAndAbortedTransactions() throws Exception {
+        start(1);
+        committedAndAbortedTransactions();
+    }
+
+    @Test
+    void threeBrokersServeCommittedAndAbortedTransactions() throws Exception {
+        start(3);
+        committedAndAbortedTransactions();
+    }
+
+    private void committedAndAbortedTransactions() {
+        try (KafkaProducer<String, String> producer = producer("orders-app", Map.of())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendAll(producer, "committed-a", 10);
+            producer.commitTransaction();
+            producer.beginTransaction();
+            sendAll(producer, "aborted", 5);
+            producer.abortTransaction();
+            producer.beginTransaction();
+            sendAll(producer, "committed-b", 3);
+            producer.commitTransaction();
+        }
+        List<String> committed = readAll("read_committed", 13);
+        assertEquals(13, committed.size(), "committed records: " + committed);
+        assertTrue(committed.stream().noneMatch(value -> value.startsWith("aborted")), committed.toString());
+        assertEquals(18, readAll("read_uncommitted", 18).size());
+    }
+
+    @Test
+    void aNewSessionFencesTheOldProducerAndAbortsItsOpenTransaction() throws Exception {
+        start(1);
+        try (KafkaProducer<String, String> zombie = producer("fenced-app", Map.of());
+                KafkaProducer<String, String> successor = producer("fenced-app", Map.of())) {
+            zombie.initTransactions();
+            zombie.beginTransaction();
+            sendAll(zombie, "zombie", 4);
+            successor.initTransactions();
+            assertThrows(ProducerFencedException.class, zombie::commitTransaction);
+            successor.beginTransaction();
+            sendAll(successor, "successor", 2);
+            successor.commitTransaction();
+        }
+        List<String> committed = readAll("read_committed", 2);
+        assertEquals(List.of("successor-0", "successor-1"), committed.stream().sorted().toList());
+    }
+
+    @Test
+    void aTransactionOpenPastItsTimeoutIsAborted() throws Exception {
+        start(1);
+        try (KafkaProducer<String, String> producer = producer("slow-app",
+                Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "2000"))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendAll(producer, "expired", 3);
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            List<String> visible = List.of();
+            while (System.currentTimeMillis() < deadline && visible.isEmpty()) {
+                // The abort moves the last stable offset past the transaction: read_uncommitted sees it, and a
+                // read_committed reader is no longer held back (it finds nothing).
+                visible = readAll("read_committed", 1, Duration.ofSeconds(1));
+                if (endOffsetCommitted() >= 4) {
+                    break;
+                }
+            }
+            assertEquals(List.of(), visible);
+            assertTrue(endOffsetCommitted() >= 4, "the abort marker follows the three records of one partition");
+            assertThrows(KafkaException.class, producer::commitTransaction);
+        }
+    }
+
+    private long endOffsetCommitted() {
+        try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+            Map<TopicPartition, Long> ends = consumer.endOffsets(List.of(new TopicPartition(TOPIC, 0),
+                    new TopicPartition(TOPIC, 1)));
+            return ends.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    private KafkaProducer<String, String> producer(String transactionalId, Map<String, String> overrides) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.putAll(overrides);
+        return new KafkaProducer<>(props);
+    }
+
+    private static void sendAll(KafkaProducer<String, String> producer, String prefix, int count) {
+        for (int i = 0; i < count; i++) {
+            producer.send(new ProducerRecord<>(TOPIC, i % 2, null, prefix + "-" + i));
+        }
+        producer.flush();
+    }
+
+    private KafkaConsumer<String, String> consumer(String isolation) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        return new KafkaConsumer<>(props);
+    }
+
+    private List<String> readAll(String isolation, int expected) {
+        return readAll(isolation, expected, Duration.ofMillis(WAIT_MS));
+    }
+
+    /** The values a consumer with {@code isolation} reads from the start, once it has {@code expected} or time is up. */
+    private List<String> readAll(String isolation, int expected, Duration wait) {
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = consumer(isolation)) {
+            consumer.assign(List.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1)));
+            consumer.seekToBeginning(consumer.assignment());
+            long deadline = System.currentTimeMillis() + wait.toMillis();
+            while (values.size() < expected && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> values.add(record.value()));
+            }
+        }
+        return values;
+    }
+}
