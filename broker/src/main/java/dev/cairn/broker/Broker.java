@@ -60,6 +60,7 @@ import dev.cairn.broker.api.SyncGroupHandler;
 import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.api.TransactionCoordinator;
 import dev.cairn.broker.api.TransactionMarkerWriter;
+import dev.cairn.broker.api.TxnOffsetCommitHandler;
 import dev.cairn.broker.api.AddOffsetsToTxnHandler;
 import dev.cairn.broker.api.AddPartitionsToTxnHandler;
 import dev.cairn.broker.api.EndTxnHandler;
@@ -430,6 +431,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnHandler(cluster, transactions));
         handlers.put(ApiKey.ADD_OFFSETS_TO_TXN, new AddOffsetsToTxnHandler(transactions));
         handlers.put(ApiKey.END_TXN, new EndTxnHandler(transactions));
+        handlers.put(ApiKey.TXN_OFFSET_COMMIT, new TxnOffsetCommitHandler(cluster, timedPartitions, groups,
+                transactions, System::currentTimeMillis));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));

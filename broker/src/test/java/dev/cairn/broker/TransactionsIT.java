@@ -132,6 +132,78 @@ class TransactionsIT {
         }
     }
 
+    /**
+     * Consume-transform-produce: the input's offsets are committed by the same transaction that writes the output,
+     * so an aborted round commits neither, and the round that commits both makes each input appear once.
+     */
+    @Test
+    void offsetsCommittedInATransactionTakeEffectOnlyWithIt() throws Exception {
+        start(1);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic("txn-input", 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            try (KafkaProducer<String, String> plain = new KafkaProducer<>(Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(),
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+                for (int i = 0; i < 20; i++) {
+                    plain.send(new ProducerRecord<>("txn-input", i % 2, null, "in-" + i));
+                }
+            }
+            try (KafkaProducer<String, String> producer = producer("etl-app", Map.of())) {
+                producer.initTransactions();
+                transformRound(producer, false);
+                assertTrue(admin.listConsumerGroupOffsets("etl").partitionsToOffsetAndMetadata()
+                        .get(60, TimeUnit.SECONDS).isEmpty(), "an aborted transaction commits no offset");
+                transformRound(producer, true);
+            }
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = admin
+                    .listConsumerGroupOffsets("etl").partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS);
+            assertEquals(10L, committed.get(new TopicPartition("txn-input", 0)).offset());
+            assertEquals(10L, committed.get(new TopicPartition("txn-input", 1)).offset());
+        }
+        List<String> output = readAll("read_committed", 20);
+        assertEquals(20, output.size(), output.toString());
+        assertEquals(20, output.stream().distinct().count(), "each input transformed once: " + output);
+    }
+
+    /** Reads the whole input from the group's committed position and writes it transformed, in one transaction. */
+    private void transformRound(KafkaProducer<String, String> producer, boolean commit) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "etl");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> inputs = List.of(new TopicPartition("txn-input", 0),
+                    new TopicPartition("txn-input", 1));
+            consumer.assign(inputs);
+            producer.beginTransaction();
+            int read = 0;
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (read < 20 && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    producer.send(new ProducerRecord<>(TOPIC, record.partition(), null, "out-" + record.value()));
+                    read++;
+                }
+            }
+            assertEquals(20, read, "the whole input, from the committed position");
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> positions = new HashMap<>();
+            for (TopicPartition input : inputs) {
+                positions.put(input, new org.apache.kafka.clients.consumer.OffsetAndMetadata(
+                        consumer.position(input)));
+            }
+            producer.sendOffsetsToTransaction(positions, consumer.groupMetadata());
+            if (commit) {
+                producer.commitTransaction();
+            } else {
+                producer.abortTransaction();
+            }
+        }
+    }
+
     private long endOffsetCommitted() {
         try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
             Map<TopicPartition, Long> ends = consumer.endOffsets(List.of(new TopicPartition(TOPIC, 0),

@@ -49,7 +49,7 @@ class MessageSpecConformanceTest {
         for (short version = apiKey.minVersion(); version <= apiKey.maxVersion(); version++) {
             assertTrue(valid.contains(version), schema.name() + " v" + version + " is not in the 4.4 spec");
             List<String> expected = new ArrayList<>();
-            describeSpec(spec.get("fields"), version, schema.name(), expected);
+            describeSpec(spec.get("fields"), commonStructs(spec), version, schema.name(), expected);
             List<String> actual = new ArrayList<>();
             describeOurs(schema, version, schema.name(), actual);
             assertEquals(String.join("\n", expected), String.join("\n", actual), schema.name() + " v" + version);
@@ -64,7 +64,17 @@ class MessageSpecConformanceTest {
         }
     }
 
-    private static void describeSpec(JsonNode fields, short version, String path, List<String> out) {
+    /** The structs a spec declares once ({@code commonStructs}) and fields name by type, by name. */
+    private static java.util.Map<String, JsonNode> commonStructs(JsonNode spec) {
+        java.util.Map<String, JsonNode> structs = new java.util.HashMap<>();
+        if (spec.has("commonStructs")) {
+            spec.get("commonStructs").forEach(struct -> structs.put(struct.get("name").asText(), struct.get("fields")));
+        }
+        return structs;
+    }
+
+    private static void describeSpec(JsonNode fields, java.util.Map<String, JsonNode> common, short version,
+            String path, List<String> out) {
         for (JsonNode field : fields) {
             if (!Versions.parse(field.get("versions").asText()).contains(version)) {
                 continue;
@@ -79,8 +89,10 @@ class MessageSpecConformanceTest {
             String defaultValue = field.has("default") ? normaliseSpecDefault(type, field.get("default").asText())
                     : implicitDefault(type);
             out.add(describe(path, name, type, nullable, tagged, tag, defaultValue));
-            if (field.has("fields")) {
-                describeSpec(field.get("fields"), version, path + "/" + name, out);
+            JsonNode nested = field.has("fields") ? field.get("fields")
+                    : type.startsWith("[]") ? common.get(type.substring(2)) : null;
+            if (nested != null) {
+                describeSpec(nested, common, version, path + "/" + name, out);
             }
         }
     }

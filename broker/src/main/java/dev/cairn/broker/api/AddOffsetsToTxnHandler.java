@@ -35,7 +35,7 @@ public final class AddOffsetsToTxnHandler implements RequestHandler {
         }
         return coordinator.submit(transactionalId, new Command.TxnAddPartitions(transactionalId,
                 body.get(AddOffsetsToTxnRequest.PRODUCER_ID), body.get(AddOffsetsToTxnRequest.PRODUCER_EPOCH),
-                List.of(), coordinator.nowMs())).thenApply(answer -> response(answer.error()));
+                List.of(), false, coordinator.nowMs())).thenApply(answer -> response(answer.error()));
     }
 
     private static Struct response(ErrorCode error) {

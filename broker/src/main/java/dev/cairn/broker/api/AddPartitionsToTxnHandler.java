@@ -64,7 +64,7 @@ public final class AddPartitionsToTxnHandler implements RequestHandler {
         Command add = new Command.TxnAddPartitions(transactionalId,
                 body.get(AddPartitionsToTxnRequest.V3_AND_BELOW_PRODUCER_ID),
                 body.get(AddPartitionsToTxnRequest.V3_AND_BELOW_PRODUCER_EPOCH), new ArrayList<>(checked.keySet()),
-                coordinator.nowMs());
+                false, coordinator.nowMs());
         return coordinator.submit(transactionalId, add).thenApply((Result.TxnAnswer answer) -> {
             checked.replaceAll((tp, none) -> answer.error());
             return response(checked);

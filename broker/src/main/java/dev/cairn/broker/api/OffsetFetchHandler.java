@@ -58,6 +58,7 @@ public final class OffsetFetchHandler implements RequestHandler {
         Struct body = request.body();
         String groupId = body.get(OffsetFetchRequest.GROUP_ID);
         List<Struct> requested = body.get(OffsetFetchRequest.TOPICS);
+        boolean requireStable = body.get(OffsetFetchRequest.REQUIRE_STABLE);
         MetadataImage image = metadata.image();
         ConnectionSession session = context.session();
         ErrorCode groupError = !session.allowedOnGroup(AclOperation.DESCRIBE, groupId == null ? "" : groupId)
@@ -74,7 +75,7 @@ public final class OffsetFetchHandler implements RequestHandler {
                 }
                 for (int p = 0; p < topic.partitionCount(); p++) {
                     pending.computeIfAbsent(topic.name(), k -> new ArrayList<>())
-                            .add(read(groupId, new TopicPartition(topic.name(), p)));
+                            .add(read(groupId, new TopicPartition(topic.name(), p), requireStable));
                 }
             }
         } else {
@@ -87,7 +88,7 @@ public final class OffsetFetchHandler implements RequestHandler {
                     answers.add(!describable ? CompletableFuture.completedFuture(Fetched.unauthorized(index))
                             : info == null || index < 0 || index >= info.partitionCount()
                             ? CompletableFuture.completedFuture(Fetched.none(index))
-                            : read(groupId, new TopicPartition(name, index)));
+                            : read(groupId, new TopicPartition(name, index), requireStable));
                 }
             }
         }
@@ -116,11 +117,17 @@ public final class OffsetFetchHandler implements RequestHandler {
 
     }
 
-    private CompletableFuture<Fetched> read(String groupId, TopicPartition tp) {
+    private CompletableFuture<Fetched> read(String groupId, TopicPartition tp, boolean requireStable) {
         return partitions.committedOffset(tp, groupId, OFFSET_FETCH_TIMEOUT_MS).thenApply(result -> {
             if (result instanceof Result.OffsetFetched fetched) {
                 return new Fetched(tp.partition(), fetched.offset(), fetched.leaderEpoch(),
                         fetched.metadata() == null ? NO_METADATA : fetched.metadata(), null);
+            }
+            if (result instanceof Result.Rejected rejected && rejected.error() == ErrorCode.UNSTABLE_OFFSET_COMMIT
+                    && requireStable) {
+                // A transaction holds a new offset for it (KIP-447): the consumer retries this partition.
+                return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, null,
+                        ErrorCode.UNSTABLE_OFFSET_COMMIT);
             }
             return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, readError(result));
         });

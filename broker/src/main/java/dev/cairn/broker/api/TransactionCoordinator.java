@@ -116,6 +116,18 @@ public final class TransactionCoordinator {
         return partitions.submit(tp, command, SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
     }
 
+    /**
+     * Applies a coordinator command to {@code transactionalId}'s partition from any broker (through its leader): for
+     * requests that reach another coordinator first (TxnOffsetCommit, at the group's coordinator).
+     */
+    public CompletableFuture<Result.TxnAnswer> submitViaCoordinator(String transactionalId, Command command) {
+        TopicPartition tp = partitionOf(transactionalId);
+        if (tp == null) {
+            return answer(ErrorCode.INVALID_TXN_STATE, "no transaction has begun: " + TOPIC + " does not exist");
+        }
+        return partitions.submitViaLeader(tp, command, SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
+    }
+
     /** The partition of {@code transactionalId} when this broker is its ready leader, else null. */
     private TopicPartition coordinatedPartition(String transactionalId) {
         TopicPartition tp = partitionOf(transactionalId);

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Ends the transactions this broker coordinates, run every {@link #INTERVAL_MS} on the broker's timer: for each
  * transaction being committed or aborted, a marker is written through each of its partitions' Raft groups (from any
- * broker, {@code submitViaLeader}), and once every one is written the transaction is completed in the coordinator's
+ * broker, {@code submitViaLeader}; a partition it only committed offsets for gets a TxnEndOffsets instead, which writes
+ * nothing to its log), and once every one is written the transaction is completed in the coordinator's
  * partition; a transaction open longer than its timeout is aborted under a new epoch (fencing its producer). A
  * marker that fails is written again at the next run: repeating one is harmless (the partition finds the transaction
  * ended already and only logs another control batch). A new coordinator (a new leader of the partition) picks up
@@ -80,23 +81,28 @@ public final class TransactionMarkerWriter implements Runnable {
         boolean commit = record.status() == TxnStatus.PREPARE_COMMIT;
         Command.TxnMarker marker = new Command.TxnMarker(record.producerId(), record.producerEpoch(), commit,
                 coordinatorEpoch, coordinator.nowMs());
-        writeMarkers(new ArrayList<>(record.partitions()), 0, marker).thenCompose(written -> {
-            if (!written) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return coordinator.partitions().submit(coordinatorPartition, new Command.TxnComplete(
-                    record.transactionalId(), record.producerId(), record.producerEpoch(), coordinator.nowMs()),
-                    TransactionCoordinator.SUBMIT_TIMEOUT_MS);
-        }).whenComplete((done, error) -> {
-            inFlight.remove(key);
-            if (error != null) {
-                LOG.debug("ending transaction {} failed; retried", record.transactionalId(), error);
-            }
-        });
+        Command.TxnEndOffsets endOffsets = new Command.TxnEndOffsets(record.producerId(), record.producerEpoch(),
+                commit);
+        writeMarkers(new ArrayList<>(record.partitions()), 0, marker)
+                .thenCompose(written -> written ? writeMarkers(new ArrayList<>(record.offsetsOnlyPartitions()), 0,
+                        endOffsets) : CompletableFuture.completedFuture(false))
+                .thenCompose(written -> written ? coordinator.partitions().submit(coordinatorPartition,
+                        new Command.TxnComplete(record.transactionalId(), record.producerId(),
+                                record.producerEpoch(), coordinator.nowMs()), TransactionCoordinator.SUBMIT_TIMEOUT_MS)
+                        : CompletableFuture.completedFuture(null))
+                .whenComplete((done, error) -> {
+                    inFlight.remove(key);
+                    if (error != null) {
+                        LOG.debug("ending transaction {} failed; retried", record.transactionalId(), error);
+                    }
+                });
     }
 
-    /** Writes the marker to {@code partitions} from {@code from} on, a wave at a time; true when all are written. */
-    private CompletableFuture<Boolean> writeMarkers(List<TxnPartition> partitions, int from, Command.TxnMarker marker) {
+    /**
+     * Writes the marker (or the end of its offsets) to {@code partitions} from {@code from} on, a wave at a time; true
+     * when all are written.
+     */
+    private CompletableFuture<Boolean> writeMarkers(List<TxnPartition> partitions, int from, Command marker) {
         if (from >= partitions.size()) {
             return CompletableFuture.completedFuture(true);
         }
@@ -118,7 +124,7 @@ public final class TransactionMarkerWriter implements Runnable {
      * (that epoch's markers end whatever this one left open); or its topic is gone.
      */
     private boolean markerDone(TopicPartition tp, Result result) {
-        if (result instanceof Result.Appended) {
+        if (result instanceof Result.Appended || result instanceof Result.OffsetCommitted) {
             return true;
         }
         if (result instanceof Result.Rejected rejected) {

@@ -65,9 +65,12 @@ public sealed interface Command {
             short expectedEpoch, long nowMs) implements Command {
     }
 
-    /** AddPartitionsToTxn (and AddOffsetsToTxn with no partition): the transaction writes these partitions. */
+    /**
+     * AddPartitionsToTxn (and AddOffsetsToTxn with no partition): the transaction writes these partitions, or, with
+     * {@code offsets} (TxnOffsetCommit), commits consumer offsets for them.
+     */
     record TxnAddPartitions(String transactionalId, long producerId, short producerEpoch,
-            java.util.List<TxnPartition> partitions, long nowMs) implements Command {
+            java.util.List<TxnPartition> partitions, boolean offsets, long nowMs) implements Command {
         public TxnAddPartitions {
             partitions = java.util.List.copyOf(partitions);
         }
@@ -83,6 +86,21 @@ public sealed interface Command {
 
     /** Every marker of the ending transaction is written: it is complete. */
     record TxnComplete(String transactionalId, long producerId, short producerEpoch, long nowMs) implements Command {
+    }
+
+    /**
+     * TxnOffsetCommit: a group's offset for this partition, committed by a producer's transaction: it stays pending
+     * until the producer's marker arrives here, and takes effect only if that marker commits.
+     */
+    record TxnCommitOffset(long producerId, short producerEpoch, String groupId, long offset, int leaderEpoch,
+            String metadata, long commitTimeMs) implements Command {
+    }
+
+    /**
+     * Ends a producer's transaction on a partition it only committed consumer offsets for: the offsets it holds pending
+     * here take effect if it commits; no marker is written to the log (the transaction wrote nothing there).
+     */
+    record TxnEndOffsets(long producerId, short producerEpoch, boolean commit) implements Command {
     }
 
     /** Stores a consumer group's committed offset for this partition. */

@@ -54,7 +54,7 @@ public final class CoordinatorTransactions {
                         + " transactional ids at most");
             }
             return store(new TransactionRecord(init.transactionalId(), init.candidateProducerId(), (short) 0,
-                    init.timeoutMs(), TxnStatus.EMPTY, new TreeSet<>(), -1, init.nowMs()));
+                    init.timeoutMs(), TxnStatus.EMPTY, new TreeSet<>(), new TreeSet<>(), -1, init.nowMs()));
         }
         if (init.expectedProducerId() >= 0 && (init.expectedProducerId() != record.producerId()
                 || init.expectedEpoch() != record.producerEpoch())) {
@@ -67,15 +67,14 @@ public final class CoordinatorTransactions {
         if (record.status() == TxnStatus.ONGOING) {
             // A new session of the producer: its open transaction is aborted under a new epoch (fencing the old one),
             // and the producer retries once the markers are written.
-            store(record.with(nextEpoch(record), TxnStatus.PREPARE_ABORT, record.partitions(), record.startMs(),
-                    init.nowMs()));
+            store(record.with(nextEpoch(record), TxnStatus.PREPARE_ABORT, record.startMs(), init.nowMs()));
             return refused(ErrorCode.CONCURRENT_TRANSACTIONS, "the open transaction is being aborted");
         }
         boolean exhausted = record.producerEpoch() >= EPOCH_MAX;
         return store(new TransactionRecord(record.transactionalId(),
                 exhausted ? init.candidateProducerId() : record.producerId(),
                 exhausted ? 0 : (short) (record.producerEpoch() + 1), init.timeoutMs(), TxnStatus.EMPTY,
-                new TreeSet<>(), -1, init.nowMs()));
+                new TreeSet<>(), new TreeSet<>(), -1, init.nowMs()));
     }
 
     private static short nextEpoch(TransactionRecord record) {
@@ -93,12 +92,14 @@ public final class CoordinatorTransactions {
         }
         boolean open = record.status() == TxnStatus.ONGOING;
         SortedSet<TxnPartition> partitions = new TreeSet<>(open ? record.partitions() : new TreeSet<>());
-        partitions.addAll(add.partitions());
-        if (partitions.size() > PARTITIONS_PER_TRANSACTION_MAX) {
+        SortedSet<TxnPartition> offsetPartitions = new TreeSet<>(open ? record.offsetPartitions() : new TreeSet<>());
+        (add.offsets() ? offsetPartitions : partitions).addAll(add.partitions());
+        if (partitions.size() + offsetPartitions.size() > PARTITIONS_PER_TRANSACTION_MAX) {
             return refused(ErrorCode.POLICY_VIOLATION, "a transaction writes " + PARTITIONS_PER_TRANSACTION_MAX
                     + " partitions at most");
         }
-        return store(record.with(record.producerEpoch(), TxnStatus.ONGOING, partitions,
+        return store(new TransactionRecord(record.transactionalId(), record.producerId(), record.producerEpoch(),
+                record.timeoutMs(), TxnStatus.ONGOING, partitions, offsetPartitions,
                 open ? record.startMs() : add.nowMs(), add.nowMs()));
     }
 
@@ -111,8 +112,7 @@ public final class CoordinatorTransactions {
                     || record.producerEpoch() != end.producerEpoch() || record.status() != TxnStatus.ONGOING) {
                 return answer(ErrorCode.NONE, record);
             }
-            return store(record.with(nextEpoch(record), TxnStatus.PREPARE_ABORT, record.partitions(),
-                    record.startMs(), end.nowMs()));
+            return store(record.with(nextEpoch(record), TxnStatus.PREPARE_ABORT, record.startMs(), end.nowMs()));
         }
         Result.TxnAnswer fenced = checkProducer(record, end.transactionalId(), end.producerId(), end.producerEpoch());
         if (fenced != null) {
@@ -121,8 +121,7 @@ public final class CoordinatorTransactions {
         TxnStatus prepare = end.commit() ? TxnStatus.PREPARE_COMMIT : TxnStatus.PREPARE_ABORT;
         TxnStatus complete = end.commit() ? TxnStatus.COMPLETE_COMMIT : TxnStatus.COMPLETE_ABORT;
         if (record.status() == TxnStatus.ONGOING) {
-            return store(record.with(record.producerEpoch(), prepare, record.partitions(), record.startMs(),
-                    end.nowMs()));
+            return store(record.with(record.producerEpoch(), prepare, record.startMs(), end.nowMs()));
         }
         if (record.status() == prepare || record.status() == complete) {
             return answer(ErrorCode.NONE, record);   // a retried EndTxn
@@ -139,7 +138,8 @@ public final class CoordinatorTransactions {
         }
         TxnStatus done = record.status() == TxnStatus.PREPARE_COMMIT ? TxnStatus.COMPLETE_COMMIT
                 : TxnStatus.COMPLETE_ABORT;
-        return store(record.with(record.producerEpoch(), done, new TreeSet<>(), -1, complete.nowMs()));
+        return store(new TransactionRecord(record.transactionalId(), record.producerId(), record.producerEpoch(),
+                record.timeoutMs(), done, new TreeSet<>(), new TreeSet<>(), -1, complete.nowMs()));
     }
 
     /** Refuses a request from a producer that does not hold the transactional id (null when it does). */
@@ -185,8 +185,9 @@ public final class CoordinatorTransactions {
 
     /**
      * Snapshot layout: {@code count i32}, then per transactional id in id order {@code id str, producerId i64,
-     * epoch i16, timeoutMs i32, status u8, startMs i64, lastUpdateMs i64, partitionCount i32, partitionCount x
-     * (topic str, partition i32)}; {@code str} as {@link CommandCodec} writes strings.
+     * epoch i16, timeoutMs i32, status u8, startMs i64, lastUpdateMs i64}, then the written partitions and the
+     * offsets-only partitions, each as {@code count i32, count x (topic str, partition i32)}; {@code str} as
+     * {@link CommandCodec} writes strings.
      */
     public synchronized byte[] encode() {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
@@ -198,14 +199,17 @@ public final class CoordinatorTransactions {
         return bytes.toByteArray();
     }
 
-    /** Replaces the state with one {@link #encode}d; malformed bytes are a CommandFormatException. */
+    /** Replaces the state with one {@link #encode}d (null: none); malformed bytes are a CommandFormatException. */
     public synchronized void restore(byte[] encoded) {
+        records.clear();
+        if (encoded == null) {
+            return;
+        }
         java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(encoded);
         int count = in.getInt();
         if (count < 0 || count > TRANSACTIONAL_IDS_MAX) {
             throw new CommandFormatException("coordinator snapshot holds " + count + " transactional ids");
         }
-        records.clear();
         for (int i = 0; i < count; i++) {
             TransactionRecord record = TxnCommandCodec.decodeRecord(in);
             records.put(record.transactionalId(), record);

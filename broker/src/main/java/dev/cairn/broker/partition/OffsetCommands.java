@@ -26,4 +26,15 @@ final class OffsetCommands {
         }
         return null;
     }
+
+    /**
+     * Stores the offsets a transaction's commit made effective by this entry (its marker, or its end on a partition it
+     * only committed offsets for); nothing when there are none.
+     */
+    static void commit(OffsetStore offsets, String topic, int partition, long raftIndex,
+            Map<String, CommittedOffset> committed) {
+        if (!committed.isEmpty()) {
+            offsets.commit(topic, partition, raftIndex, committed);
+        }
+    }
 }

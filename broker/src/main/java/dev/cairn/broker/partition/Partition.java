@@ -104,13 +104,16 @@ public final class Partition {
     public Result apply(long raftIndex, int leaderEpoch, Command command, boolean replayed) {
         Invariant.check(raftIndex > appliedRaftIndex, "raft index %d applied after %d", raftIndex, appliedRaftIndex);
         Result outsideLog = OffsetCommands.apply(offsets, topic, partition, raftIndex, command);
-        if (outsideLog != null || (outsideLog = coordinator.apply(command)) != null) {
+        if (outsideLog != null || (outsideLog = coordinator.apply(command)) != null
+                || (outsideLog = transactions.apply(command)) != null) {
+            OffsetCommands.commit(offsets, topic, partition, raftIndex, transactions.drainCommittedOffsets());
             appliedRaftIndex = raftIndex;
             return outsideLog;
         }
         synchronized (writeLock) {
             log.claimWriter();
             Result result = applyToLog(leaderEpoch, command, replayed);
+            OffsetCommands.commit(offsets, topic, partition, raftIndex, transactions.drainCommittedOffsets());
             appliedRaftIndex = raftIndex;
             return result;
         }
@@ -260,6 +263,11 @@ public final class Partition {
         return offsets.fetch(groupId, topic, partition);
     }
 
+    /** Whether a producer's open transaction holds an offset of {@code groupId} for this partition; any thread. */
+    public boolean hasPendingOffset(String groupId) {
+        return transactions.hasPendingOffset(groupId);
+    }
+
     /** Each group's committed offset for this partition, as last applied here; any thread. */
     public Map<String, CommittedOffset> committedOffsets() {
         return offsets.fetchAll(topic, partition);
@@ -340,14 +348,8 @@ public final class Partition {
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         configs.restore(snapshot.topicConfigs());
         leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
-        transactions.clear();
-        coordinator.clear();
-        if (snapshot.transactionState() != null) {
-            transactions.restore(snapshot.transactionState());
-        }
-        if (snapshot.coordinatorState() != null) {
-            coordinator.restore(snapshot.coordinatorState());
-        }
+        transactions.restore(snapshot.transactionState());
+        coordinator.restore(snapshot.coordinatorState());
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.cairn.broker.partition;
 
+import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
 import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +16,9 @@ import java.util.TreeMap;
  * transaction (which bounds the last stable offset: read_committed readers stop before it) and the transactions that
  * were aborted (which read_committed fetches return, so clients skip their records). Kafka keeps the aborted ones in a
  * {@code .txnindex} file per segment; here they are in memory and in the partition's snapshot, and leave with the
- * segments that held them ({@link #onLogStartMoved}).
+ * segments that held them ({@link #onLogStartMoved}). It also holds the consumer offsets producers' transactions
+ * committed for this partition (TxnOffsetCommit), pending until the producer's marker: a commit marker makes them
+ * the groups' committed offsets ({@link #drainCommittedOffsets}), an abort marker drops them.
  *
  * <p>Derived state, rebuilt deterministically from the committed placements; written on the apply thread, read by
  * fetches on any thread (every method is synchronized).
@@ -25,6 +29,8 @@ public final class TransactionIndex {
     private static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
     /** Aborted transactions a snapshot may hold when decoding (an encoded count above it is corrupt). */
     private static final int ABORTED_DECODE_MAX = 1 << 24;
+    /** Groups whose offsets one producer's transaction may hold pending here; more are refused (POLICY_VIOLATION). */
+    public static final int PENDING_GROUPS_PER_PRODUCER_MAX = 1_000;
 
     /** An aborted transaction: its producer, its first offset here, and the offset of its abort marker. */
     public record Aborted(long producerId, long firstOffset, long lastOffset) {
@@ -34,6 +40,72 @@ public final class TransactionIndex {
     private final TreeMap<Long, Long> openByFirstOffset = new TreeMap<>();
     /** Keyed by the abort marker's offset, so fetches find those that end at or after their offset. */
     private final TreeMap<Long, Aborted> abortedByLastOffset = new TreeMap<>();
+    /** Offsets committed by each producer's open transaction, by group, with the epoch that committed them. */
+    private final Map<Long, PendingOffsets> pendingOffsets = new TreeMap<>();
+    /** Offsets a commit marker just made effective, for the partition to store at that entry. */
+    private final Map<String, CommittedOffset> committedNow = new TreeMap<>();
+
+    /** One producer's pending offsets: the epoch whose transaction committed them, and the offsets by group. */
+    record PendingOffsets(short epoch, Map<String, CommittedOffset> byGroup) {
+    }
+
+    /** Applies a TxnCommitOffset or a TxnEndOffsets (its result), or answers null for any other command. */
+    public synchronized Result apply(Command command) {
+        if (command instanceof Command.TxnEndOffsets end) {
+            endPending(end.producerId(), end.producerEpoch(), end.commit());
+            return Result.OFFSET_COMMITTED;
+        }
+        if (!(command instanceof Command.TxnCommitOffset commit)) {
+            return null;
+        }
+        PendingOffsets pending = pendingOffsets.get(commit.producerId());
+        if (pending != null && pending.epoch() > commit.producerEpoch()) {
+            return new Result.Rejected(ErrorCode.INVALID_PRODUCER_EPOCH, "producer " + commit.producerId()
+                    + " epoch " + commit.producerEpoch() + " is fenced by epoch " + pending.epoch());
+        }
+        if (pending == null || pending.epoch() < commit.producerEpoch()) {
+            pending = new PendingOffsets(commit.producerEpoch(), new TreeMap<>());
+            pendingOffsets.put(commit.producerId(), pending);
+        }
+        if (pending.byGroup().size() >= PENDING_GROUPS_PER_PRODUCER_MAX
+                && !pending.byGroup().containsKey(commit.groupId())) {
+            return new Result.Rejected(ErrorCode.POLICY_VIOLATION, "a transaction commits offsets of "
+                    + PENDING_GROUPS_PER_PRODUCER_MAX + " groups per partition at most");
+        }
+        pending.byGroup().put(commit.groupId(), new CommittedOffset(commit.offset(), commit.metadata(),
+                commit.commitTimeMs(), commit.leaderEpoch()));
+        return Result.OFFSET_COMMITTED;
+    }
+
+    /**
+     * Ends the pending offsets of a producer's transaction: effective if it commits, dropped if it aborts. An end from
+     * an epoch older than the offsets' (a late retry) leaves a newer transaction's offsets alone.
+     */
+    private void endPending(long producerId, short epoch, boolean commit) {
+        PendingOffsets pending = pendingOffsets.get(producerId);
+        if (pending == null || pending.epoch() > epoch) {
+            return;
+        }
+        pendingOffsets.remove(producerId);
+        if (commit) {
+            committedNow.putAll(pending.byGroup());
+        }
+    }
+
+    /** The offsets the last applied commit marker made effective (then forgotten here), by group. */
+    public synchronized Map<String, CommittedOffset> drainCommittedOffsets() {
+        if (committedNow.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, CommittedOffset> drained = new TreeMap<>(committedNow);
+        committedNow.clear();
+        return drained;
+    }
+
+    /** Whether a producer's open transaction holds an offset of {@code groupId} for this partition. */
+    public synchronized boolean hasPendingOffset(String groupId) {
+        return pendingOffsets.values().stream().anyMatch(pending -> pending.byGroup().containsKey(groupId));
+    }
 
     /** Takes in a committed placement: opens, continues or ends its producer's transaction. */
     public synchronized void onCommitted(AppendAt at) {
@@ -45,6 +117,7 @@ public final class TransactionIndex {
                 }
             }
             case COMMIT, ABORT -> {
+                endPending(at.producerId(), at.producerEpoch(), at.txn() == TxnRole.COMMIT);
                 Long first = openByProducer.remove(at.producerId());
                 if (first != null) {
                     openByFirstOffset.remove(first);
@@ -91,25 +164,34 @@ public final class TransactionIndex {
         openByProducer.clear();
         openByFirstOffset.clear();
         abortedByLastOffset.clear();
+        pendingOffsets.clear();
+        committedNow.clear();
     }
 
     /**
      * Snapshot layout: {@code version i32, openCount i32, openCount x (producerId i64, firstOffset i64),
-     * abortedCount i32, abortedCount x (producerId i64, firstOffset i64, lastOffset i64)}, in offset order.
+     * abortedCount i32, abortedCount x (producerId i64, firstOffset i64, lastOffset i64)}, in offset order, then the
+     * pending offsets as {@link PendingOffsetsCodec} lays them out.
      */
     public synchronized byte[] encode() {
-        ByteBuffer out = ByteBuffer.allocate(4 + 4 + openByProducer.size() * 16 + 4 + abortedByLastOffset.size() * 24);
+        byte[] pending = PendingOffsetsCodec.encode(pendingOffsets);
+        ByteBuffer out = ByteBuffer.allocate(4 + 4 + openByProducer.size() * 16 + 4 + abortedByLastOffset.size() * 24
+                + pending.length);
         out.putInt(SNAPSHOT_FORMAT_VERSION).putInt(openByFirstOffset.size());
         openByFirstOffset.forEach((first, producer) -> out.putLong(producer).putLong(first));
         out.putInt(abortedByLastOffset.size());
         for (Aborted aborted : abortedByLastOffset.values()) {
             out.putLong(aborted.producerId()).putLong(aborted.firstOffset()).putLong(aborted.lastOffset());
         }
-        return out.array();
+        return out.put(pending).array();
     }
 
-    /** Replaces this index with one {@link #encode}d; a malformed one is an IllegalStateException. */
+    /** Replaces this index with one {@link #encode}d (null: an empty one); malformed bytes throw. */
     public synchronized void restore(byte[] encoded) {
+        if (encoded == null) {
+            clear();
+            return;
+        }
         ByteBuffer in = ByteBuffer.wrap(encoded);
         int version = in.getInt();
         if (version != SNAPSHOT_FORMAT_VERSION) {
@@ -129,6 +211,7 @@ public final class TransactionIndex {
             Aborted entry = new Aborted(in.getLong(), in.getLong(), in.getLong());
             abortedByLastOffset.put(entry.lastOffset(), entry);
         }
+        pendingOffsets.putAll(PendingOffsetsCodec.decode(in));
     }
 
     private static int count(ByteBuffer in, int max, String what) {

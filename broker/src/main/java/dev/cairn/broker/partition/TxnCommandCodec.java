@@ -18,10 +18,13 @@ import java.util.TreeSet;
  * <pre>
  *   TxnInit          (14): transactionalId str, timeoutMs i32, candidateProducerId i64, expectedProducerId i64,
  *                          expectedEpoch i16, nowMs i64
- *   TxnAddPartitions (15): transactionalId str, producerId i64, producerEpoch i16, nowMs i64, count i32,
+ *   TxnAddPartitions (15): transactionalId str, producerId i64, producerEpoch i16, nowMs i64, offsets u8, count i32,
  *                          count x (topic str, partition i32)
  *   TxnEnd           (16): transactionalId str, producerId i64, producerEpoch i16, commit u8, expired u8, nowMs i64
  *   TxnComplete      (17): transactionalId str, producerId i64, producerEpoch i16, nowMs i64
+ *   TxnCommitOffset  (18): producerId i64, producerEpoch i16, groupId str, offset i64, leaderEpoch i32,
+ *                          metadata str, commitTimeMs i64
+ *   TxnEndOffsets    (19): producerId i64, producerEpoch i16, commit u8
  * result TxnAnswer   (12): errorCode i16, producerId i64, producerEpoch i16, message str
  * </pre>
  */
@@ -30,6 +33,8 @@ final class TxnCommandCodec {
     static final byte TXN_ADD_PARTITIONS = 15;
     static final byte TXN_END = 16;
     static final byte TXN_COMPLETE = 17;
+    static final byte TXN_COMMIT_OFFSET = 18;
+    static final byte TXN_END_OFFSETS = 19;
     static final byte TXN_ANSWER = 12;
 
     private TxnCommandCodec() {
@@ -42,7 +47,7 @@ final class TxnCommandCodec {
                     .i64(c.expectedProducerId()).i16(c.expectedEpoch()).i64(c.nowMs());
         } else if (command instanceof TxnAddPartitions c) {
             out.head(TXN_ADD_PARTITIONS).string(c.transactionalId()).i64(c.producerId()).i16(c.producerEpoch())
-                    .i64(c.nowMs()).i32(c.partitions().size());
+                    .i64(c.nowMs()).u8(c.offsets()).i32(c.partitions().size());
             c.partitions().forEach(tp -> out.string(tp.topic()).i32(tp.partition()));
         } else if (command instanceof TxnEnd c) {
             out.head(TXN_END).string(c.transactionalId()).i64(c.producerId()).i16(c.producerEpoch())
@@ -50,6 +55,11 @@ final class TxnCommandCodec {
         } else if (command instanceof TxnComplete c) {
             out.head(TXN_COMPLETE).string(c.transactionalId()).i64(c.producerId()).i16(c.producerEpoch())
                     .i64(c.nowMs());
+        } else if (command instanceof Command.TxnEndOffsets c) {
+            out.head(TXN_END_OFFSETS).i64(c.producerId()).i16(c.producerEpoch()).u8(c.commit());
+        } else if (command instanceof Command.TxnCommitOffset c) {
+            out.head(TXN_COMMIT_OFFSET).i64(c.producerId()).i16(c.producerEpoch()).string(c.groupId())
+                    .i64(c.offset()).i32(c.leaderEpoch()).string(c.metadata()).i64(c.commitTimeMs());
         } else {
             throw new IllegalArgumentException("unknown command " + command);
         }
@@ -65,11 +75,23 @@ final class TxnCommandCodec {
                 long producerId = in.getLong();
                 short epoch = in.getShort();
                 long nowMs = in.getLong();
-                return new TxnAddPartitions(id, producerId, epoch, partitions(in), nowMs);
+                boolean offsets = in.get() != 0;
+                return new TxnAddPartitions(id, producerId, epoch, partitions(in), offsets, nowMs);
             case TXN_END:
                 return new TxnEnd(id(in), in.getLong(), in.getShort(), in.get() != 0, in.get() != 0, in.getLong());
             case TXN_COMPLETE:
                 return new TxnComplete(id(in), in.getLong(), in.getShort(), in.getLong());
+            case TXN_END_OFFSETS:
+                return new Command.TxnEndOffsets(in.getLong(), in.getShort(), in.get() != 0);
+            case TXN_COMMIT_OFFSET:
+                long committer = in.getLong();
+                short committerEpoch = in.getShort();
+                String group = CommandCodec.getString(in);
+                if (group == null) {
+                    throw new CommandFormatException("transactional offset commit without a group id");
+                }
+                return new Command.TxnCommitOffset(committer, committerEpoch, group, in.getLong(), in.getInt(),
+                        CommandCodec.getString(in), in.getLong());
             default:
                 throw new CommandFormatException("unknown partition command type " + type);
         }
@@ -96,6 +118,8 @@ final class TxnCommandCodec {
         Out out = new Out().string(r.transactionalId()).i64(r.producerId()).i16(r.producerEpoch()).i32(r.timeoutMs())
                 .u8Value(r.status().ordinal()).i64(r.startMs()).i64(r.lastUpdateMs()).i32(r.partitions().size());
         r.partitions().forEach(tp -> out.string(tp.topic()).i32(tp.partition()));
+        out.i32(r.offsetPartitions().size());
+        r.offsetPartitions().forEach(tp -> out.string(tp.topic()).i32(tp.partition()));
         return out.bytes.toByteArray();
     }
 
@@ -111,7 +135,8 @@ final class TxnCommandCodec {
             }
             long startMs = in.getLong();
             long lastUpdateMs = in.getLong();
-            return new TransactionRecord(id, producerId, epoch, timeoutMs, TxnStatus.values()[status],
+            TreeSet<TxnPartition> written = new TreeSet<>(partitions(in));
+            return new TransactionRecord(id, producerId, epoch, timeoutMs, TxnStatus.values()[status], written,
                     new TreeSet<>(partitions(in)), startMs, lastUpdateMs);
         } catch (java.nio.BufferUnderflowException e) {
             throw new CommandFormatException("transaction record truncated");

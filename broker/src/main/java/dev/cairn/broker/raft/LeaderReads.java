@@ -28,8 +28,8 @@ final class LeaderReads {
 
     /** A group's committed offset: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected}. */
     CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
-        return read(tp, partition -> partition.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
-                .orElse(Result.OffsetFetched.NONE), CommandCodec.encodeCommittedOffsetQuery(groupId), timeoutMs);
+        return read(tp, partition -> PartitionQueries.committedOffset(partition, groupId),
+                CommandCodec.encodeCommittedOffsetQuery(groupId), timeoutMs);
     }
 
     /** The groups with a committed offset: {@link Result.GroupsListed} or {@link Result.Rejected}. */

@@ -155,6 +155,38 @@ class PartitionTransactionsTest {
     }
 
     @Test
+    void transactionalOffsetsTakeEffectOnlyWhenTheTransactionCommits() {
+        Partition partition = open();
+        partition.apply(++raftIndex, 1, new Command.TxnCommitOffset(PRODUCER, (short) 0, "etl", 42, 1, "m", 7L));
+        assertTrue(partition.committedOffset("etl").isEmpty(), "pending until the transaction ends");
+        assertTrue(partition.hasPendingOffset("etl"));
+        PartitionSnapshot snapshot = PartitionSnapshot.decode(ByteBuffer.wrap(partition.snapshot().encode()));
+
+        partition.apply(++raftIndex, 1, new Command.TxnEndOffsets(PRODUCER, (short) 0, false));
+        assertTrue(partition.committedOffset("etl").isEmpty(), "an abort drops them");
+        assertTrue(!partition.hasPendingOffset("etl"));
+
+        partition.restore(1, snapshot);
+        assertTrue(partition.hasPendingOffset("etl"), "pending offsets are in the snapshot");
+        partition.apply(2, 1, new Command.TxnEndOffsets(PRODUCER, (short) 0, true));
+        assertEquals(42, partition.committedOffset("etl").orElseThrow().offset());
+        assertEquals("m", partition.committedOffset("etl").orElseThrow().metadata());
+    }
+
+    @Test
+    void aCommitMarkerCommitsTheOffsetsItsTransactionHeldOnItsPartition() {
+        Partition partition = open();
+        placeAndApply(partition, transactionalBatch(1, PRODUCER, (short) 0, 0));
+        partition.apply(++raftIndex, 1, new Command.TxnCommitOffset(PRODUCER, (short) 0, "etl", 9, -1, null, 7L));
+        assertEquals(ErrorCode.INVALID_PRODUCER_EPOCH, assertInstanceOf(Result.Rejected.class, partition.apply(
+                ++raftIndex, 1, new Command.TxnCommitOffset(PRODUCER, (short) -1, "etl", 3, -1, null, 7L))).error());
+        placeAndApply(partition, marker(true, (short) 0));
+        assertEquals(9, partition.committedOffset("etl").orElseThrow().offset());
+        partition.apply(++raftIndex, 1, new Command.TxnEndOffsets(PRODUCER, (short) 0, true));
+        assertEquals(9, partition.committedOffset("etl").orElseThrow().offset(), "a late end changes nothing");
+    }
+
+    @Test
     void aMarkerOfTheOldFormatIsPlacedAsItApplies() {
         Partition partition = open();
         partition.apply(1, 1, new Command.Append(transactionalBatch(2, PRODUCER, (short) 0, 0), 5_000L));
