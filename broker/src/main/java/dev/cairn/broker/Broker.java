@@ -39,6 +39,8 @@ import dev.cairn.broker.api.DeleteGroupsHandler;
 import dev.cairn.broker.api.DeleteRecordsHandler;
 import dev.cairn.broker.api.DescribeGroupsHandler;
 import dev.cairn.broker.api.DescribeLogDirsHandler;
+import dev.cairn.broker.api.DescribeProducersHandler;
+import dev.cairn.broker.api.DescribeTransactionsHandler;
 import dev.cairn.broker.api.ElectLeadersHandler;
 import dev.cairn.broker.api.FetchHandler;
 import dev.cairn.broker.api.FetchWaiter;
@@ -49,6 +51,7 @@ import dev.cairn.broker.api.JoinGroupHandler;
 import dev.cairn.broker.api.LeaveGroupHandler;
 import dev.cairn.broker.api.ListGroupsHandler;
 import dev.cairn.broker.api.ListPartitionReassignmentsHandler;
+import dev.cairn.broker.api.ListTransactionsHandler;
 import dev.cairn.broker.api.OffsetDeleteHandler;
 import dev.cairn.broker.api.ListOffsetsHandler;
 import dev.cairn.broker.api.MetadataHandler;
@@ -433,6 +436,9 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.END_TXN, new EndTxnHandler(transactions));
         handlers.put(ApiKey.TXN_OFFSET_COMMIT, new TxnOffsetCommitHandler(cluster, timedPartitions, groups,
                 transactions, System::currentTimeMillis));
+        handlers.put(ApiKey.LIST_TRANSACTIONS, new ListTransactionsHandler(transactions, System::currentTimeMillis));
+        handlers.put(ApiKey.DESCRIBE_TRANSACTIONS, new DescribeTransactionsHandler(transactions));
+        handlers.put(ApiKey.DESCRIBE_PRODUCERS, new DescribeProducersHandler(cluster, cluster));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));

@@ -204,6 +204,48 @@ class TransactionsIT {
         }
     }
 
+    /** kafka-transactions.sh's calls: list, describe, and the producers of a partition with its open transaction. */
+    @Test
+    void adminToolsSeeTheOpenTransaction() throws Exception {
+        start(1);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
+                KafkaProducer<String, String> producer = producer("visible-app", Map.of())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendAll(producer, "open", 2);
+
+            List<org.apache.kafka.clients.admin.TransactionListing> listed = new ArrayList<>(
+                    admin.listTransactions().all().get(60, TimeUnit.SECONDS));
+            assertEquals(1, listed.size(), listed.toString());
+            assertEquals("visible-app", listed.get(0).transactionalId());
+            assertEquals(org.apache.kafka.clients.admin.TransactionState.ONGOING, listed.get(0).state());
+            org.apache.kafka.clients.admin.TransactionDescription description = admin
+                    .describeTransactions(List.of("visible-app")).description("visible-app").get(60, TimeUnit.SECONDS);
+            assertEquals(org.apache.kafka.clients.admin.TransactionState.ONGOING, description.state());
+            assertEquals(java.util.Set.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1)),
+                    description.topicPartitions());
+            assertEquals(60_000, description.transactionTimeoutMs());
+            var producers = admin.describeProducers(List.of(new TopicPartition(TOPIC, 0)))
+                    .partitionResult(new TopicPartition(TOPIC, 0)).get(60, TimeUnit.SECONDS).activeProducers();
+            assertEquals(1, producers.size());
+            assertEquals(java.util.OptionalLong.of(0), producers.get(0).currentTransactionStartOffset());
+            assertEquals(description.producerId(), producers.get(0).producerId());
+
+            producer.commitTransaction();
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (System.currentTimeMillis() < deadline && admin.describeTransactions(List.of("visible-app"))
+                    .description("visible-app").get(60, TimeUnit.SECONDS).state()
+                    != org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT) {
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            assertEquals(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT, admin.describeTransactions(
+                    List.of("visible-app")).description("visible-app").get(60, TimeUnit.SECONDS).state());
+            assertTrue(admin.describeProducers(List.of(new TopicPartition(TOPIC, 0))).partitionResult(
+                    new TopicPartition(TOPIC, 0)).get(60, TimeUnit.SECONDS).activeProducers().get(0)
+                    .currentTransactionStartOffset().isEmpty(), "no transaction open after its marker");
+        }
+    }
+
     private long endOffsetCommitted() {
         try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
             Map<TopicPartition, Long> ends = consumer.endOffsets(List.of(new TopicPartition(TOPIC, 0),

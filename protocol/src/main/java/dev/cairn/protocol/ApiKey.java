@@ -38,6 +38,10 @@ import dev.cairn.protocol.message.DescribeGroupsRequest;
 import dev.cairn.protocol.message.DescribeGroupsResponse;
 import dev.cairn.protocol.message.DescribeLogDirsRequest;
 import dev.cairn.protocol.message.DescribeLogDirsResponse;
+import dev.cairn.protocol.message.DescribeProducersRequest;
+import dev.cairn.protocol.message.DescribeProducersResponse;
+import dev.cairn.protocol.message.DescribeTransactionsRequest;
+import dev.cairn.protocol.message.DescribeTransactionsResponse;
 import dev.cairn.protocol.message.DescribeUserScramCredentialsRequest;
 import dev.cairn.protocol.message.DescribeUserScramCredentialsResponse;
 import dev.cairn.protocol.message.ElectLeadersRequest;
@@ -62,6 +66,8 @@ import dev.cairn.protocol.message.ListGroupsRequest;
 import dev.cairn.protocol.message.ListGroupsResponse;
 import dev.cairn.protocol.message.ListPartitionReassignmentsRequest;
 import dev.cairn.protocol.message.ListPartitionReassignmentsResponse;
+import dev.cairn.protocol.message.ListTransactionsRequest;
+import dev.cairn.protocol.message.ListTransactionsResponse;
 import dev.cairn.protocol.message.ListOffsetsRequest;
 import dev.cairn.protocol.message.ListOffsetsResponse;
 import dev.cairn.protocol.message.MetadataRequest;
@@ -136,6 +142,10 @@ public enum ApiKey {
     /** Version 5 belongs to transaction version 2 (KIP-890's epoch bump per transaction), not served. */
     END_TXN(26, EndTxnRequest.SCHEMA, EndTxnResponse.SCHEMA, 0, 0, 4),
     TXN_OFFSET_COMMIT(28, TxnOffsetCommitRequest.SCHEMA, TxnOffsetCommitResponse.SCHEMA, 0, 0, 4),
+    DESCRIBE_PRODUCERS(61, DescribeProducersRequest.SCHEMA, DescribeProducersResponse.SCHEMA, 0, 0, 0),
+    DESCRIBE_TRANSACTIONS(65, DescribeTransactionsRequest.SCHEMA, DescribeTransactionsResponse.SCHEMA, 0, 0, 0),
+    /** Version 2 filters by a regular expression over transactional ids; not served. */
+    LIST_TRANSACTIONS(66, ListTransactionsRequest.SCHEMA, ListTransactionsResponse.SCHEMA, 0, 0, 1),
     DESCRIBE_ACLS(29, DescribeAclsRequest.SCHEMA, DescribeAclsResponse.SCHEMA, 1, 1, 3),
     CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
     DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),

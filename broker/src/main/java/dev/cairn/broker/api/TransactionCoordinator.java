@@ -9,6 +9,8 @@ import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.partition.TransactionRecord;
+import dev.cairn.broker.partition.TxnStatus;
 import dev.cairn.protocol.ErrorCode;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -126,6 +128,51 @@ public final class TransactionCoordinator {
             return answer(ErrorCode.INVALID_TXN_STATE, "no transaction has begun: " + TOPIC + " does not exist");
         }
         return partitions.submitViaLeader(tp, command, SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
+    }
+
+    /** The transactional ids this broker coordinates now (those of the state partitions it leads). */
+    public java.util.List<TransactionRecord> coordinatedTransactions() {
+        TopicInfo topic = metadata.image().topics().get(TOPIC);
+        java.util.List<TransactionRecord> records = new java.util.ArrayList<>();
+        for (int index = 0; topic != null && index < topic.partitionCount(); index++) {
+            partitions.leaderReplica(new TopicPartition(TOPIC, index))
+                    .ifPresent(led -> records.addAll(led.coordinatedTransactions()));
+        }
+        return records;
+    }
+
+    /**
+     * {@code transactionalId} as this broker coordinates it: the record (null when the id is unknown here), or
+     * NOT_COORDINATOR when another broker coordinates it.
+     */
+    public java.util.Optional<TransactionRecord> describe(String transactionalId) throws NotCoordinatorException {
+        TopicPartition tp = coordinatedPartition(transactionalId);
+        if (tp == null) {
+            throw new NotCoordinatorException();
+        }
+        return partitions.leaderReplica(tp).flatMap(led -> led.coordinatedTransactions().stream()
+                .filter(record -> record.transactionalId().equals(transactionalId)).findFirst());
+    }
+
+    /** This broker does not coordinate the transactional id asked about. */
+    public static final class NotCoordinatorException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotCoordinatorException() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Kafka's name of a transaction state (ListTransactions, DescribeTransactions, kafka-transactions.sh). */
+    public static String stateName(TxnStatus status) {
+        return switch (status) {
+            case EMPTY -> "Empty";
+            case ONGOING -> "Ongoing";
+            case PREPARE_COMMIT -> "PrepareCommit";
+            case PREPARE_ABORT -> "PrepareAbort";
+            case COMPLETE_COMMIT -> "CompleteCommit";
+            case COMPLETE_ABORT -> "CompleteAbort";
+        };
     }
 
     /** The partition of {@code transactionalId} when this broker is its ready leader, else null. */

@@ -19,13 +19,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The deterministic core of one topic-partition (style.md point 4): applies replicated {@link Command}s in Raft
- * log order to the {@link Log} and the idempotent-producer state. It reads no clock and no randomness; offsets
- * follow from the log prefix alone, so every replica that applies the same entries holds the same bytes.
+ * The deterministic core of one topic-partition (style.md point 4): applies replicated {@link Command}s in Raft log
+ * order to the {@link Log}, the producer state, the transactions and the committed offsets. It reads no clock and no
+ * randomness, so every replica that applies the same entries holds the same bytes.
  *
- * <p>Single writer: {@link #apply} and the snapshot calls run on the Raft group's apply thread. Readers
- * ({@link #read}, offset lookups) may run on any thread and see only applied, hence committed, data: the high
- * watermark is the log end offset.
+ * <p>Single writer: {@link #apply} and the snapshot calls run on the Raft group's apply thread. Readers may run on
+ * any thread and see only committed data, below the high watermark (placed batches may lie beyond it).
  *
  * <p>Storage failures ({@code StorageException}) propagate: a replica that cannot write a committed entry must
  * not answer as if it had (the caller takes the partition offline; a restart recovers and replays).
@@ -213,7 +212,8 @@ public final class Partition {
     /** The applied state a leader plans placements from: a copy, consistent at its applied index. */
     public CommittedView committedView() {
         synchronized (writeLock) {
-            return new CommittedView(appliedRaftIndex, highWatermark, producers.copy());
+            return new CommittedView(appliedRaftIndex, highWatermark, producers.copy(),
+                    transactions.openTransactions());
         }
     }
 

@@ -182,6 +182,19 @@ public final class ProducerStateTable {
         producers.remove(oldestId);
     }
 
+    /** What DescribeProducers tells of one producer: its epoch, and its last batch's last sequence and timestamp. */
+    public record ProducerSummary(long producerId, short epoch, int lastSequence, long lastTimestampMs) {
+    }
+
+    /** Every producer remembered here, in id order. */
+    public java.util.List<ProducerSummary> summaries() {
+        java.util.List<ProducerSummary> summaries = new java.util.ArrayList<>();
+        producers.forEach((id, entry) -> summaries.add(new ProducerSummary(id, entry.epoch,
+                entry.last() == null ? -1 : entry.last().lastSequence(),
+                entry.last() == null ? -1 : entry.last().timestampMs())));
+        return summaries;
+    }
+
     /** An independent copy of this table (through its snapshot form). */
     public ProducerStateTable copy() {
         ByteBuffer state = ByteBuffer.allocate(serializedSizeInBytes());
