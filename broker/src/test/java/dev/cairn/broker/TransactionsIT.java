@@ -204,6 +204,25 @@ class TransactionsIT {
         }
     }
 
+    /** The coordinator's state is replicated: its broker stops mid-transaction, and the transaction commits. */
+    @Test
+    void aTransactionCommitsAfterItsCoordinatorStops() throws Exception {
+        start(3);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
+                KafkaProducer<String, String> producer = producer("failover-app", Map.of())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendAll(producer, "survivor", 4);
+            int coordinator = admin.describeTransactions(List.of("failover-app")).description("failover-app")
+                    .get(60, TimeUnit.SECONDS).coordinatorId();
+            cluster.stop(coordinator);
+            producer.commitTransaction();
+        }
+        List<String> committed = readAll("read_committed", 4);
+        assertEquals(List.of("survivor-0", "survivor-1", "survivor-2", "survivor-3"),
+                committed.stream().sorted().toList());
+    }
+
     /** kafka-transactions.sh's calls: list, describe, and the producers of a partition with its open transaction. */
     @Test
     void adminToolsSeeTheOpenTransaction() throws Exception {
