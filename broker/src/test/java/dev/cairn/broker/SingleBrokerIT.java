@@ -100,19 +100,25 @@ class SingleBrokerIT {
     }
 
     /**
-     * Transactions are not served yet: a transactional producer learns it at once, with Kafka's error for an
-     * unsupported feature, instead of an INVALID_REQUEST that reads like a client bug or a retriable error that
-     * would block until max.block.ms.
+     * Issue 20: a transactional producer with its defaults initialises and commits on the single-node defaults; one
+     * that asks for a timeout above transaction.max.timeout.ms is told so at once (a fatal error, not a retry).
      */
     @Test
-    void aTransactionalProducerIsToldTransactionsAreUnsupported() {
+    void aTransactionalProducerCommitsAndAnExcessiveTimeoutIsRefused() throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1",
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("transactional", utf8("k"), utf8("v"))).get(60, TimeUnit.SECONDS);
+            producer.commitTransaction();
+        }
+        try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-2",
+                ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 900_001, ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000))) {
             org.apache.kafka.common.KafkaException failed = org.junit.jupiter.api.Assertions.assertThrows(
                     org.apache.kafka.common.KafkaException.class, producer::initTransactions);
-            // A fatal error naming the reason, not a timeout after retrying a retriable one.
             assertFalse(failed instanceof org.apache.kafka.common.errors.TimeoutException, failed.toString());
-            assertTrue(failed.getMessage().contains("does not support transactions"), failed.toString());
+            // Kafka's client reports INVALID_TRANSACTION_TIMEOUT as a fatal error carrying the error's message.
+            assertTrue(failed.getMessage().contains("transaction.max.timeout.ms"), failed.toString());
         }
     }
 
