@@ -31,6 +31,10 @@ public final class InitProducerIdHandler implements RequestHandler {
         String transactionalId = body.get(InitProducerIdRequest.TRANSACTIONAL_ID);
         ConnectionSession session = context.session();
         if (transactionalId != null) {
+            if (transactionalId.isEmpty()) {
+                // As Kafka: an empty transactional id is a malformed request, not an id.
+                return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, -1, (short) -1));
+            }
             if (!session.allowed(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId)) {
                 return CompletableFuture.completedFuture(response(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                         -1, (short) -1));
