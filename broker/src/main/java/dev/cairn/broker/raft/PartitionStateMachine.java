@@ -11,6 +11,7 @@ import dev.cairn.protocol.ErrorCode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -61,6 +62,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private final WriteOncePath writeOnce;
     /** Null when gaps are not filled from the leader (a single node, tests). */
     private final GapFiller gapFiller;
+    private final BiFunction<Command, Long, CompletableFuture<Result>> laneSubmit;
     private final PlacedBatchData placedData;
     private volatile Partition partition;
     private volatile StorageException offline;
@@ -74,7 +76,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * @param onAppended runs on the apply thread after each append (wakes parked fetches); must be quick
      */
     public PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended) {
-        this(opener, logDirectory, onAppended, SnapshotByBytes.never(), false, false, null);
+        this(opener, logDirectory, onAppended, SnapshotByBytes.never(), false, false, null,
+                ForwardedCommand.NOT_SERVED);
     }
 
     /**
@@ -83,10 +86,12 @@ public final class PartitionStateMachine extends BaseStateMachine {
      *     only where they went (docs/write-path.md); otherwise the Raft log holds them and applying appends them
      * @param fsyncBeforeAck with writeOnce: the segments are forced before Raft counts an entry as flushed
      * @param leaderCopy copies the leader's committed batches into this replica's gaps; null for none
+     * @param laneSubmit submits, through this broker's lane, a command another broker forwarded (ForwardedCommand)
      */
     PartitionStateMachine(Supplier<Partition> opener, Path logDirectory, Runnable onAppended,
             SnapshotByBytes snapshotByBytes, boolean writeOnce, boolean fsyncBeforeAck,
-            GapFiller.LeaderCopy leaderCopy) {
+            GapFiller.LeaderCopy leaderCopy, BiFunction<Command, Long, CompletableFuture<Result>> laneSubmit) {
+        this.laneSubmit = laneSubmit;
         this.opener = opener;
         this.logDirectory = logDirectory;
         this.onAppended = onAppended;
@@ -345,12 +350,15 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Read-only queries, answered from applied state on the group's leader ({@link PartitionQueries}). */
+    /** Queries answered from applied state ({@link PartitionQueries}), and commands forwarded to this leader's lane. */
     @Override
     public CompletableFuture<Message> query(Message request) {
         Partition p = partition;
         if (p == null || offline != null) {
             return CompletableFuture.failedFuture(new StateMachineException("partition not available"));
+        }
+        if (ForwardedCommand.isForwarded(request.getContent().asReadOnlyByteBuffer())) {
+            return ForwardedCommand.handle(request.getContent().asReadOnlyByteBuffer(), laneSubmit);
         }
         return CompletableFuture.completedFuture(PartitionQueries.answer(p, request));
     }

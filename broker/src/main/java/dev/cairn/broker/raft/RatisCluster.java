@@ -144,7 +144,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
                 () -> appendListeners.forEach(listener -> listener.accept(tp)),
                 new SnapshotByBytes(snapshotIntervalBytes, () -> host.requestSnapshot(groupId)),
                 writeOnce, fsyncBeforeAck, (from, maxBytes) -> PlacementCodec.decodeBatches(leaderClients.queryBytes(
-                        tp, PlacementCodec.encodeBatchQuery(from, maxBytes), GAP_FILL_QUERY_MS).get()));
+                        tp, PlacementCodec.encodeBatchQuery(from, maxBytes), GAP_FILL_QUERY_MS).get()),
+                (command, timeoutMs) -> submit(tp, command, timeoutMs));
         partitions.put(gid, machine);
         groupsByPartition.put(tp, gid);
         return machine;
@@ -254,7 +255,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         if (leadership(tp).local()) {
             return submit(tp, command, timeoutMs);
         }
-        return leaderClients.send(tp, CommandCodec.encode(command), timeoutMs);
+        // A command the leader places goes to its submit lane (ForwardedCommand); a write would start off the lane.
+        return ForwardedCommand.placedByLeader(command)
+                ? leaderClients.query(tp, ForwardedCommand.encode(command, timeoutMs), timeoutMs)
+                : leaderClients.send(tp, CommandCodec.encode(command), timeoutMs);
     }
 
     @Override
@@ -373,14 +377,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     /** The partition replicas this broker hosts and has opened, led or not (a read-only view, for metrics). */
     public List<Partition> localReplicas() {
-        List<Partition> replicas = new ArrayList<>();
-        for (PartitionStateMachine machine : partitions.values()) {
-            Partition partition = machine.partition();
-            if (partition != null) {
-                replicas.add(partition);
-            }
-        }
-        return replicas;
+        return new ArrayList<>(localReplicasByPartition().values());
     }
 
     @Override
