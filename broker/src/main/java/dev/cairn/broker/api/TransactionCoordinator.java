@@ -27,8 +27,15 @@ import java.util.function.LongSupplier;
  */
 public final class TransactionCoordinator {
     public static final String TOPIC = "__transaction_state";
-    /** How long a coordinator command may take to commit before the client is told to retry. */
+    /** How long a marker or a completion the coordinator writes on its own may take before it is tried again. */
     static final long SUBMIT_TIMEOUT_MS = 30_000;
+    /**
+     * How long a client's command may take to commit before the client is told to retry (retriable
+     * COORDINATOR_LOAD_IN_PROGRESS; every command is safe to repeat). Well inside the clients' request timeouts:
+     * franz-go allows 10 s to requests without a timeout field, and TxnOffsetCommit spends this and then up to the
+     * offset commit's 5 s.
+     */
+    static final long REQUEST_SUBMIT_TIMEOUT_MS = 4_000;
 
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
@@ -115,7 +122,7 @@ public final class TransactionCoordinator {
         if (tp == null) {
             return notCoordinator(transactionalId);
         }
-        return partitions.submit(tp, command, SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
+        return partitions.submit(tp, command, REQUEST_SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
     }
 
     /**
@@ -127,7 +134,8 @@ public final class TransactionCoordinator {
         if (tp == null) {
             return answer(ErrorCode.INVALID_TXN_STATE, "no transaction has begun: " + TOPIC + " does not exist");
         }
-        return partitions.submitViaLeader(tp, command, SUBMIT_TIMEOUT_MS).thenApply(TransactionCoordinator::toAnswer);
+        return partitions.submitViaLeader(tp, command, REQUEST_SUBMIT_TIMEOUT_MS)
+                .thenApply(TransactionCoordinator::toAnswer);
     }
 
     /** The transactional ids this broker coordinates now (those of the state partitions it leads). */
