@@ -45,7 +45,7 @@ class NetworkPartitionIT {
     @TempDir
     Path dir;
     private NetworkNamespaces network;
-    private final List<BrokerProcess> brokers = new ArrayList<>();
+    private BrokerProcessCluster cluster;
     private final List<Process> workloads = new ArrayList<>();
 
     @BeforeEach
@@ -63,8 +63,8 @@ class NetworkPartitionIT {
             workload.destroyForcibly();
             workload.waitFor(30, TimeUnit.SECONDS);
         }
-        for (BrokerProcess broker : brokers) {
-            broker.close();
+        if (cluster != null) {
+            cluster.close();
         }
         if (network != null) {
             network.close();
@@ -74,9 +74,9 @@ class NetworkPartitionIT {
     @Test
     void majorityKeepsWritingAndTheIsolatedBrokerCatchesUp() throws Exception {
         network = NetworkNamespaces.create(BROKERS);
-        startBrokers();
-        String bootstrap = String.join(",", List.of(address(1) + ":9092", address(2) + ":9092",
-                address(3) + ":9092"));
+        cluster = BrokerProcessCluster.inNamespaces(dir, network, BROKERS, Map.of("auto.create.topics.enable",
+                "false", "broker.session.timeout.ms", "6000"));
+        String bootstrap = cluster.bootstrap();
         Path ackFile = dir.resolve("acked.txt");
         Path stopFile = dir.resolve("stop");
         Process producer = workload("producer", "produce", bootstrap, TOPIC, Integer.toString(PARTITIONS),
@@ -104,35 +104,6 @@ class NetworkPartitionIT {
         assertTrue(consumer.waitFor(PHASE_WAIT_SECONDS + 30, TimeUnit.SECONDS), "the consumer did not finish");
         assertEquals(0, consumer.exitValue(), "consumer failed:\n" + output("consumer"));
         verifyExactlyOnce(acked, consumedFile);
-    }
-
-    private static String address(int host) {
-        return NetworkNamespaces.address(host);
-    }
-
-    private void startBrokers() throws Exception {
-        StringBuilder voters = new StringBuilder();
-        for (int i = 1; i <= BROKERS; i++) {
-            voters.append(i == 1 ? "" : ",").append(i).append('@').append(address(i)).append(":9093");
-        }
-        // Each broker has a namespace of its own, so the fixed ports are free by construction.
-        for (int i = 1; i <= BROKERS; i++) {
-            Map<String, String> settings = new HashMap<>();
-            settings.put("node.id", Integer.toString(i));
-            settings.put("listeners", address(i) + ":9092");
-            settings.put("raft.listener", address(i) + ":9093");
-            settings.put("raft.voters", voters.toString());
-            settings.put("log.dirs", dir.resolve("broker-" + i).toString());
-            settings.put("auto.create.topics.enable", "false");
-            settings.put("broker.session.timeout.ms", "6000");
-            BrokerProcess broker = new BrokerProcess(NetworkNamespaces.inNamespace(network.hostNamespace(i)),
-                    settings, dir.resolve("broker-" + i + ".log"));
-            brokers.add(broker);
-            broker.launch();
-        }
-        for (BrokerProcess broker : brokers) {
-            broker.awaitStarted();
-        }
     }
 
     private Process workload(String name, String... args) throws IOException {

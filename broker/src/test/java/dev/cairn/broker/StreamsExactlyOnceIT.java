@@ -52,8 +52,7 @@ class StreamsExactlyOnceIT {
 
     @TempDir
     Path dir;
-    private final List<BrokerProcess> brokers = new ArrayList<>();
-    private final int[] kafkaPorts = new int[3];
+    private BrokerProcessCluster cluster;
     private Process streams;
 
     @AfterEach
@@ -62,13 +61,13 @@ class StreamsExactlyOnceIT {
             streams.destroyForcibly();
             streams.waitFor(30, TimeUnit.SECONDS);
         }
-        for (BrokerProcess broker : brokers) {
-            broker.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private String bootstrap() {
-        return "127.0.0.1:" + kafkaPorts[0] + ",127.0.0.1:" + kafkaPorts[1] + ",127.0.0.1:" + kafkaPorts[2];
+        return cluster.bootstrap();
     }
 
     @Test
@@ -83,13 +82,13 @@ class StreamsExactlyOnceIT {
         produceLines(0, 150, expected);
         awaitExactCounts(expected);
 
-        brokers.get(1).kill();
+        cluster.broker(1).kill();
         produceLines(150, 150, expected);
         streams.destroyForcibly();                                  // SIGKILL, mid-stream
         streams.waitFor(30, TimeUnit.SECONDS);
         produceLines(300, 150, expected);
         startStreams();
-        brokers.get(1).start();
+        cluster.broker(1).start();
         produceLines(450, 150, expected);
         Map<String, Long> counted = awaitExactCounts(expected);
         System.out.println("StreamsExactlyOnceIT: expected " + expected + ", counted " + counted);
@@ -115,29 +114,8 @@ class StreamsExactlyOnceIT {
     }
 
     private void startBrokers() throws Exception {
-        int[] raftPorts = new int[3];
-        for (int i = 0; i < 3; i++) {
-            kafkaPorts[i] = BrokerFixture.freePort();
-            raftPorts[i] = BrokerFixture.freePort();
-        }
-        String voters = "1@127.0.0.1:" + raftPorts[0] + ",2@127.0.0.1:" + raftPorts[1] + ",3@127.0.0.1:" + raftPorts[2];
-        for (int i = 0; i < 3; i++) {
-            Map<String, String> settings = new HashMap<>();
-            settings.put("node.id", Integer.toString(i + 1));
-            settings.put("listeners", "127.0.0.1:" + kafkaPorts[i]);
-            settings.put("raft.listener", "127.0.0.1:" + raftPorts[i]);
-            settings.put("raft.voters", voters);
-            settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
-            settings.put("default.replication.factor", "3");
-            settings.put("group.initial.rebalance.delay.ms", "0");
-            brokers.add(new BrokerProcess(settings, dir.resolve("broker-" + (i + 1) + ".log")));
-        }
-        for (BrokerProcess broker : brokers) {
-            broker.launch();
-        }
-        for (BrokerProcess broker : brokers) {
-            broker.awaitStarted();
-        }
+        cluster = BrokerProcessCluster.onLoopback(dir, 3, Map.of("default.replication.factor", "3",
+                "group.initial.rebalance.delay.ms", "0"));
     }
 
     private void produceLines(int first, int count, Map<String, Long> expected) throws Exception {

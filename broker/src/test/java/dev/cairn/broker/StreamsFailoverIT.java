@@ -55,18 +55,17 @@ class StreamsFailoverIT {
 
     @TempDir
     Path dir;
-    private final List<BrokerProcess> brokers = new ArrayList<>();
-    private final int[] kafkaPorts = new int[3];
+    private BrokerProcessCluster cluster;
 
     @AfterEach
     void stop() throws InterruptedException {
-        for (BrokerProcess broker : brokers) {
-            broker.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private String bootstrap() {
-        return "127.0.0.1:" + kafkaPorts[0] + ",127.0.0.1:" + kafkaPorts[1] + ",127.0.0.1:" + kafkaPorts[2];
+        return cluster.bootstrap();
     }
 
     @Test
@@ -82,12 +81,12 @@ class StreamsFailoverIT {
             produceLines(0, 150, expected);
             awaitCounts(expected);
 
-            brokers.get(1).kill();
+            cluster.broker(1).kill();
             produceLines(150, 150, expected);
             awaitCounts(expected);
 
-            brokers.get(1).start();
-            brokers.get(1).awaitStarted();
+            cluster.broker(1).start();
+            cluster.broker(1).awaitStarted();
             produceLines(300, 150, expected);
             Map<String, Long> counted = awaitCounts(expected);
             assertEquals(KafkaStreams.State.RUNNING, streams.state());
@@ -96,29 +95,8 @@ class StreamsFailoverIT {
     }
 
     private void startBrokers() throws Exception {
-        int[] raftPorts = new int[3];
-        for (int i = 0; i < 3; i++) {
-            kafkaPorts[i] = BrokerFixture.freePort();
-            raftPorts[i] = BrokerFixture.freePort();
-        }
-        String voters = "1@127.0.0.1:" + raftPorts[0] + ",2@127.0.0.1:" + raftPorts[1] + ",3@127.0.0.1:" + raftPorts[2];
-        for (int i = 0; i < 3; i++) {
-            Map<String, String> settings = new HashMap<>();
-            settings.put("node.id", Integer.toString(i + 1));
-            settings.put("listeners", "127.0.0.1:" + kafkaPorts[i]);
-            settings.put("raft.listener", "127.0.0.1:" + raftPorts[i]);
-            settings.put("raft.voters", voters);
-            settings.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
-            settings.put("default.replication.factor", "3");
-            settings.put("group.initial.rebalance.delay.ms", "0");
-            brokers.add(new BrokerProcess(settings, dir.resolve("broker-" + (i + 1) + ".log")));
-        }
-        for (BrokerProcess broker : brokers) {
-            broker.launch();
-        }
-        for (BrokerProcess broker : brokers) {
-            broker.awaitStarted();
-        }
+        cluster = BrokerProcessCluster.onLoopback(dir, 3, Map.of("default.replication.factor", "3",
+                "group.initial.rebalance.delay.ms", "0"));
     }
 
     private KafkaStreams streams(Path stateDir) {
