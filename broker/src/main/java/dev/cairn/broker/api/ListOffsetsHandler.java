@@ -132,12 +132,19 @@ public final class ListOffsetsHandler implements RequestHandler {
             return answer(tp.partition(), ErrorCode.UNSUPPORTED_VERSION, NO_TIMESTAMP, NO_OFFSET);
         }
         try {
+            Struct found;
             if (timestampMs == MAX_TIMESTAMP) {
                 long maxTimestampMs = partition.maxTimestamp();
-                return maxTimestampMs == NO_TIMESTAMP ? answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, NO_OFFSET)
+                found = maxTimestampMs == NO_TIMESTAMP ? answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, NO_OFFSET)
                         : byTimestamp(tp.partition(), partition, maxTimestampMs);
+            } else {
+                found = byTimestamp(tp.partition(), partition, timestampMs);
             }
-            return byTimestamp(tp.partition(), partition, timestampMs);
+            // As Kafka: a lookup by time finds only what the isolation level may fetch (below the last stable offset
+            // for read_committed, the high watermark otherwise); past it, there is no such offset yet.
+            long fetchableEnd = readCommitted ? partition.lastStableOffset() : partition.highWatermark();
+            return found.get(ListOffsetsPartitionResponse.OFFSET) >= fetchableEnd
+                    ? answer(tp.partition(), ErrorCode.NONE, NO_TIMESTAMP, NO_OFFSET) : found;
         } catch (StorageException | IOException e) {
             return answer(tp.partition(), ErrorCode.KAFKA_STORAGE_ERROR, NO_TIMESTAMP, NO_OFFSET);
         }

@@ -131,13 +131,32 @@ class FetchReadCommittedTest {
         assertEquals(6L, latest((byte) 0));
     }
 
+    @Test
+    void aLookupByTimeFindsOnlyWhatTheIsolationLevelMayFetch() {
+        long later = System.currentTimeMillis() + 3_600_000L;
+        apply(new Command.Append(PartitionTestBatches.transactional(2, PRODUCER, (short) 0, 4, later), 1_000L));
+        assertEquals(8, partition.highWatermark());
+        assertEquals(4, partition.lastStableOffset());   // offsets 4-7: the open transaction
+        assertEquals(-1L, offsetFor(later - 1, FetchHandler.READ_COMMITTED));
+        assertEquals(6L, offsetFor(later - 1, (byte) 0));
+        assertEquals(-1L, offsetFor(MAX_TIMESTAMP, FetchHandler.READ_COMMITTED));
+        assertEquals(6L, offsetFor(MAX_TIMESTAMP, (byte) 0));
+        assertEquals(0L, offsetFor(0, FetchHandler.READ_COMMITTED));   // below the last stable offset: found
+    }
+
+    private static final long MAX_TIMESTAMP = -3;
+
     private long latest(byte isolation) {
+        return offsetFor(-1L, isolation);
+    }
+
+    private long offsetFor(long timestampMs, byte isolation) {
         Struct body = new Struct(ListOffsetsRequest.SCHEMA).set(ListOffsetsRequest.REPLICA_ID, -1)
                 .set(ListOffsetsRequest.ISOLATION_LEVEL, isolation)
                 .set(ListOffsetsRequest.TOPICS, List.of(new Struct(ListOffsetsTopic.SCHEMA)
                         .set(ListOffsetsTopic.NAME, "txn").set(ListOffsetsTopic.PARTITIONS, List.of(
                                 new Struct(ListOffsetsPartition.SCHEMA).set(ListOffsetsPartition.PARTITION_INDEX, 0)
-                                        .set(ListOffsetsPartition.TIMESTAMP, -1L)))));
+                                        .set(ListOffsetsPartition.TIMESTAMP, timestampMs)))));
         Struct response = call(listOffsets, request(ApiKey.LIST_OFFSETS, 2, body));
         return response.get(ListOffsetsResponse.TOPICS).get(0).get(ListOffsetsTopicResponse.PARTITIONS).get(0)
                 .get(ListOffsetsPartitionResponse.OFFSET);

@@ -19,8 +19,14 @@ public final class PartitionTestBatches {
 
     /** A transactional batch of {@code records} records, sequences from {@code baseSequence}. */
     public static ByteBuffer transactional(int records, long producerId, short epoch, int baseSequence) {
+        return transactional(records, producerId, epoch, baseSequence, System.currentTimeMillis());
+    }
+
+    /** {@link #transactional(int, long, short, int)} with every record at {@code timestampMs}. */
+    public static ByteBuffer transactional(int records, long producerId, short epoch, int baseSequence,
+            long timestampMs) {
         ByteBuffer batch = build(new RecordBatchBuilder(CompressionType.NONE).producerState(producerId, epoch,
-                baseSequence), records);
+                baseSequence), records, timestampMs);
         batch.putShort(RecordBatchDescriptor.ATTRIBUTES_OFFSET, (short) (batch.getShort(
                 RecordBatchDescriptor.ATTRIBUTES_OFFSET) | RecordBatchDescriptor.TRANSACTIONAL_MASK));
         RecordBatch.of(batch).writeChecksum();
@@ -28,7 +34,10 @@ public final class PartitionTestBatches {
     }
 
     private static ByteBuffer build(RecordBatchBuilder builder, int records) {
-        long now = System.currentTimeMillis();
+        return build(builder, records, System.currentTimeMillis());
+    }
+
+    private static ByteBuffer build(RecordBatchBuilder builder, int records, long now) {
         for (int i = 0; i < records; i++) {
             builder.append(now, ("key-" + i).getBytes(StandardCharsets.UTF_8),
                     ("value-" + i).getBytes(StandardCharsets.UTF_8));
