@@ -144,7 +144,7 @@ public final class TransactionCoordinator {
         java.util.List<TransactionRecord> records = new java.util.ArrayList<>();
         for (int index = 0; topic != null && index < topic.partitionCount(); index++) {
             partitions.leaderReplica(new TopicPartition(TOPIC, index))
-                    .ifPresent(led -> records.addAll(led.coordinatedTransactions()));
+                    .ifPresent(led -> records.addAll(led.coordinatedTransactions(false)));
         }
         return records;
     }
@@ -158,7 +158,7 @@ public final class TransactionCoordinator {
         if (tp == null) {
             throw new NotCoordinatorException();
         }
-        return partitions.leaderReplica(tp).flatMap(led -> led.coordinatedTransactions().stream()
+        return partitions.leaderReplica(tp).flatMap(led -> led.coordinatedTransactions(false).stream()
                 .filter(record -> record.transactionalId().equals(transactionalId)).findFirst());
     }
 

@@ -60,7 +60,7 @@ public final class TransactionMarkerWriter implements Runnable {
                 }
                 int coordinatorEpoch = partitions.leadership(tp).leaderEpoch();
                 long nowMs = coordinator.nowMs();
-                for (TransactionRecord record : led.get().coordinatedTransactions()) {
+                for (TransactionRecord record : led.get().coordinatedTransactions(true)) {
                     if (record.status().isPreparing()) {
                         end(tp, record, coordinatorEpoch);
                     } else if (record.expired(nowMs)) {

@@ -28,6 +28,8 @@ public final class CoordinatorTransactions {
     static final short EPOCH_MAX = Short.MAX_VALUE - 1;
 
     private final Map<String, TransactionRecord> records = new TreeMap<>();
+    /** The records with a transaction open or ending: the ones the coordinator's timer acts on. */
+    private final Map<String, TransactionRecord> active = new TreeMap<>();
 
     /** Applies a coordinator command, or answers null when {@code command} is not one. */
     public synchronized Result apply(Command command) {
@@ -158,6 +160,7 @@ public final class CoordinatorTransactions {
 
     private Result.TxnAnswer store(TransactionRecord record) {
         records.put(record.transactionalId(), record);
+        index(record);
         return answer(ErrorCode.NONE, record);
     }
 
@@ -170,9 +173,21 @@ public final class CoordinatorTransactions {
         return new Result.TxnAnswer(error, -1, (short) -1, reason);
     }
 
-    /** The transactional ids held here, as of the last applied entry. */
-    public synchronized List<TransactionRecord> records() {
-        return new ArrayList<>(records.values());
+    /**
+     * The transactional ids held here, as of the last applied entry; with {@code activeOnly}, only those with a
+     * transaction open or ending (a copy of those alone, so the timer that ends and expires transactions costs what
+     * is in flight, not every id held).
+     */
+    public synchronized List<TransactionRecord> records(boolean activeOnly) {
+        return new ArrayList<>((activeOnly ? active : records).values());
+    }
+
+    private void index(TransactionRecord record) {
+        if (record.status() == TxnStatus.ONGOING || record.status().isPreparing()) {
+            active.put(record.transactionalId(), record);
+        } else {
+            active.remove(record.transactionalId());
+        }
     }
 
     public synchronized TransactionRecord record(String transactionalId) {
@@ -181,6 +196,7 @@ public final class CoordinatorTransactions {
 
     public synchronized void clear() {
         records.clear();
+        active.clear();
     }
 
     /**
@@ -202,6 +218,7 @@ public final class CoordinatorTransactions {
     /** Replaces the state with one {@link #encode}d (null: none); malformed bytes are a CommandFormatException. */
     public synchronized void restore(byte[] encoded) {
         records.clear();
+        active.clear();
         if (encoded == null) {
             return;
         }
@@ -213,6 +230,7 @@ public final class CoordinatorTransactions {
         for (int i = 0; i < count; i++) {
             TransactionRecord record = TxnCommandCodec.decodeRecord(in);
             records.put(record.transactionalId(), record);
+            index(record);
         }
     }
 }

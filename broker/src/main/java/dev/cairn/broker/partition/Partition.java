@@ -239,9 +239,9 @@ public final class Partition {
         return transactions.abortedWithin(fromOffset, upToOffset);
     }
 
-    /** The transactional ids this partition coordinates (a {@code __transaction_state} partition); any thread. */
-    public java.util.List<TransactionRecord> coordinatedTransactions() {
-        return coordinator.records();
+    /** Transactional ids this partition coordinates (all, or with a transaction open or ending); any thread. */
+    public java.util.List<TransactionRecord> coordinatedTransactions(boolean activeOnly) {
+        return coordinator.records(activeOnly);
     }
 
     /** One past the last batch in the log, committed or only placed; any thread. */

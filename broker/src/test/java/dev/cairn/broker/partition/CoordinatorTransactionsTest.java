@@ -106,15 +106,35 @@ class CoordinatorTransactionsTest {
         assertEquals(1, coordinator.record(ID).producerEpoch(), "a second expiry of the same epoch does nothing");
     }
 
+    /** The coordinator's timer reads only the ids with a transaction open or ending, however many are held. */
+    @Test
+    void onlyOpenAndEndingTransactionsAreActive() {
+        init(500);
+        assertEquals(List.of(), coordinator.records(true), "a new session has no transaction yet");
+        add(500, (short) 0, ORDERS_0);
+        assertEquals(List.of(TxnStatus.ONGOING), statuses(coordinator.records(true)));
+        end(500, (short) 0, true);
+        assertEquals(List.of(TxnStatus.PREPARE_COMMIT), statuses(coordinator.records(true)));
+        apply(new TxnComplete(ID, 500, (short) 0, nowMs += 10));
+        assertEquals(List.of(), coordinator.records(true));
+        assertEquals(List.of(TxnStatus.COMPLETE_COMMIT), statuses(coordinator.records(false)));
+    }
+
+    private static List<TxnStatus> statuses(List<TransactionRecord> records) {
+        return records.stream().map(TransactionRecord::status).toList();
+    }
+
     @Test
     void theStateSurvivesASnapshot() {
         init(500);
         add(500, (short) 0, ORDERS_0, INPUT_1);
         CoordinatorTransactions restored = new CoordinatorTransactions();
         restored.restore(coordinator.encode());
-        assertEquals(coordinator.records(), restored.records());
+        assertEquals(coordinator.records(false), restored.records(false));
+        assertEquals(coordinator.records(true), restored.records(true));
         restored.restore(null);
-        assertEquals(List.of(), restored.records());
+        assertEquals(List.of(), restored.records(false));
+        assertEquals(List.of(), restored.records(true));
         assertNull(coordinator.apply(new Command.EnforceRetention(0)), "not a coordinator command");
     }
 
