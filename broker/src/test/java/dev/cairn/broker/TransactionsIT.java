@@ -262,6 +262,23 @@ class TransactionsIT {
             assertTrue(admin.describeProducers(List.of(new TopicPartition(TOPIC, 0))).partitionResult(
                     new TopicPartition(TOPIC, 0)).get(60, TimeUnit.SECONDS).activeProducers().get(0)
                     .currentTransactionStartOffset().isEmpty(), "no transaction open after its marker");
+
+            // The coordinator's topic is internal, as Kafka's: listed only when asked for, and closed to producers.
+            String state = "__transaction_state";
+            assertTrue(!admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(state));
+            assertTrue(admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+                    .listings().get(60, TimeUnit.SECONDS).stream().anyMatch(t -> t.name().equals(state)
+                            && t.isInternal()));
+            Map<String, Object> plain = new HashMap<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrap(), ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
+            try (KafkaProducer<String, String> intruder = new KafkaProducer<>(plain)) {
+                java.util.concurrent.ExecutionException refused = assertThrows(
+                        java.util.concurrent.ExecutionException.class, () -> intruder.send(new ProducerRecord<>(
+                                state, 0, null, "forged")).get(60, TimeUnit.SECONDS));
+                assertTrue(refused.getCause() instanceof org.apache.kafka.common.errors.InvalidTopicException,
+                        refused.getCause().toString());
+            }
         }
     }
 

@@ -224,7 +224,7 @@ public final class MetadataHandler implements RequestHandler {
                 .set(MetadataResponseTopic.ERROR_CODE, ErrorCode.NONE.code())
                 .set(MetadataResponseTopic.NAME, topic.name())
                 .set(MetadataResponseTopic.TOPIC_ID, topic.topicId())
-                .set(MetadataResponseTopic.IS_INTERNAL, false)
+                .set(MetadataResponseTopic.IS_INTERNAL, InternalTopics.isInternal(topic.name()))
                 .set(MetadataResponseTopic.PARTITIONS, partitionStructs);
     }
 
@@ -244,7 +244,7 @@ public final class MetadataHandler implements RequestHandler {
                 .set(MetadataResponseTopic.ERROR_CODE, error.code())
                 .set(MetadataResponseTopic.NAME, name)
                 .set(MetadataResponseTopic.TOPIC_ID, topicId)
-                .set(MetadataResponseTopic.IS_INTERNAL, false)
+                .set(MetadataResponseTopic.IS_INTERNAL, InternalTopics.isInternal(name))
                 .set(MetadataResponseTopic.PARTITIONS, List.of());
     }
 }

@@ -77,6 +77,9 @@ public final class ProduceHandler implements RequestHandler {
                 if (precheck == null && (info == null || partition < 0 || partition >= info.partitionCount())) {
                     precheck = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
                 }
+                if (precheck == null && InternalTopics.isInternal(name)) {
+                    precheck = ErrorCode.INVALID_TOPIC_EXCEPTION;   // as Kafka: "cannot append to internal topic"
+                }
                 if (precheck != null) {
                     partitionResponses.add(CompletableFuture.completedFuture(error(partition, precheck)));
                     continue;
