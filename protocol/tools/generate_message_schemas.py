@@ -32,6 +32,7 @@ DECLARED_VERSIONS = {
     "AlterPartitionReassignments": (0, 1), "ListPartitionReassignments": (0, 0),
     "AddPartitionsToTxn": (0, 3), "AddOffsetsToTxn": (0, 3), "EndTxn": (0, 4), "TxnOffsetCommit": (0, 4),
     "DescribeProducers": (0, 0), "DescribeTransactions": (0, 0), "ListTransactions": (0, 1),
+    "WriteTxnMarkers": (1, 1),
 }
 
 PRIMITIVES = {

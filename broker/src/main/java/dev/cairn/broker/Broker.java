@@ -64,6 +64,7 @@ import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.api.TransactionCoordinator;
 import dev.cairn.broker.api.TransactionMarkerWriter;
 import dev.cairn.broker.api.TxnOffsetCommitHandler;
+import dev.cairn.broker.api.WriteTxnMarkersHandler;
 import dev.cairn.broker.api.AddOffsetsToTxnHandler;
 import dev.cairn.broker.api.AddPartitionsToTxnHandler;
 import dev.cairn.broker.api.EndTxnHandler;
@@ -439,6 +440,8 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.LIST_TRANSACTIONS, new ListTransactionsHandler(transactions, System::currentTimeMillis));
         handlers.put(ApiKey.DESCRIBE_TRANSACTIONS, new DescribeTransactionsHandler(transactions));
         handlers.put(ApiKey.DESCRIBE_PRODUCERS, new DescribeProducersHandler(cluster, cluster));
+        handlers.put(ApiKey.WRITE_TXN_MARKERS, new WriteTxnMarkersHandler(cluster, timedPartitions,
+                System::currentTimeMillis));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups, System::currentTimeMillis));

@@ -282,6 +282,48 @@ class TransactionsIT {
         }
     }
 
+    /**
+     * kafka-transactions.sh abort: Admin's abortTransaction sends WriteTxnMarkers to the partition's leader, which
+     * ends a transaction nobody ends (here a producer that stays silent) so read_committed readers move past it.
+     */
+    @Test
+    void anOperatorAbortsATransactionByHand() throws Exception {
+        start(1);
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
+                KafkaProducer<String, String> producer = producer("hanging-app", Map.of())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendAll(producer, "hanging", 2);
+            assertEquals(0, endOffsetCommitted(), "the open transaction holds the last stable offset");
+            var state = admin.describeProducers(List.of(tp)).partitionResult(tp).get(60, TimeUnit.SECONDS)
+                    .activeProducers().get(0);
+            admin.abortTransaction(new org.apache.kafka.clients.admin.AbortTransactionSpec(tp, state.producerId(),
+                    (short) state.producerEpoch(), state.coordinatorEpoch().orElse(-1))).all()
+                    .get(60, TimeUnit.SECONDS);
+            assertTrue(admin.describeProducers(List.of(tp)).partitionResult(tp).get(60, TimeUnit.SECONDS)
+                    .activeProducers().get(0).currentTransactionStartOffset().isEmpty(), "no transaction open");
+            TopicPartition other = new TopicPartition(TOPIC, 1);
+            try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+                assertEquals(Map.of(tp, 2L, other, 0L), consumer.endOffsets(List.of(tp, other)),
+                        "partition 0 is stable past its record and the abort marker; partition 1 is still open");
+            }
+            // The producer commits later: partition 1's record is committed, partition 0's stays aborted.
+            producer.commitTransaction();
+            try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+                consumer.assign(List.of(tp, other));
+                consumer.seekToBeginning(List.of(tp, other));
+                List<String> read = new ArrayList<>();
+                long deadline = System.currentTimeMillis() + WAIT_MS;
+                while ((consumer.position(tp) < 3 || consumer.position(other) < 2)
+                        && System.currentTimeMillis() < deadline) {
+                    consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.value()));
+                }
+                assertEquals(List.of("hanging-1"), read);
+            }
+        }
+    }
+
     private long endOffsetCommitted() {
         try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
             Map<TopicPartition, Long> ends = consumer.endOffsets(List.of(new TopicPartition(TOPIC, 0),

@@ -90,6 +90,8 @@ import dev.cairn.protocol.message.SyncGroupRequest;
 import dev.cairn.protocol.message.SyncGroupResponse;
 import dev.cairn.protocol.message.TxnOffsetCommitRequest;
 import dev.cairn.protocol.message.TxnOffsetCommitResponse;
+import dev.cairn.protocol.message.WriteTxnMarkersRequest;
+import dev.cairn.protocol.message.WriteTxnMarkersResponse;
 import dev.cairn.protocol.schema.Schema;
 import dev.cairn.protocol.schema.Struct;
 import java.util.ArrayList;
@@ -146,6 +148,7 @@ public enum ApiKey {
     DESCRIBE_TRANSACTIONS(65, DescribeTransactionsRequest.SCHEMA, DescribeTransactionsResponse.SCHEMA, 0, 0, 0),
     /** Version 2 filters by a regular expression over transactional ids; not served. */
     LIST_TRANSACTIONS(66, ListTransactionsRequest.SCHEMA, ListTransactionsResponse.SCHEMA, 0, 0, 1),
+    WRITE_TXN_MARKERS(27, WriteTxnMarkersRequest.SCHEMA, WriteTxnMarkersResponse.SCHEMA, 1, 1, 1),
     DESCRIBE_ACLS(29, DescribeAclsRequest.SCHEMA, DescribeAclsResponse.SCHEMA, 1, 1, 3),
     CREATE_ACLS(30, CreateAclsRequest.SCHEMA, CreateAclsResponse.SCHEMA, 1, 1, 3),
     DELETE_ACLS(31, DeleteAclsRequest.SCHEMA, DeleteAclsResponse.SCHEMA, 1, 1, 3),
