@@ -425,10 +425,10 @@ public final class Broker implements Closeable {
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
         handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
-        handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
-                System::currentTimeMillis));
-        handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         TransactionCoordinator transactions = transactionCoordinator(config, cluster, timedPartitions, creator);
+        handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
+                System::currentTimeMillis, transactions));
+        handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
         timer.scheduleWithFixedDelay(new TransactionMarkerWriter(transactions), TransactionMarkerWriter.INTERVAL_MS,
                 TransactionMarkerWriter.INTERVAL_MS, TimeUnit.MILLISECONDS);
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(new ProducerIds(cluster), transactions));

@@ -39,13 +39,21 @@ public final class ProduceHandler implements RequestHandler {
     private final ReplicatedPartitions partitions;
     private final BatchValidationConfig validation;
     private final LongSupplier clockMs;
+    private final TransactionVerifier verifier;
 
     public ProduceHandler(MetadataService metadata, ReplicatedPartitions partitions, BatchValidationConfig validation,
             LongSupplier clockMs) {
+        this(metadata, partitions, validation, clockMs, null);
+    }
+
+    /** @param transactions verifies a transactional batch that opens a transaction (KIP-890); null: not verified */
+    public ProduceHandler(MetadataService metadata, ReplicatedPartitions partitions, BatchValidationConfig validation,
+            LongSupplier clockMs, TransactionCoordinator transactions) {
         this.metadata = metadata;
         this.partitions = partitions;
         this.validation = validation;
         this.clockMs = clockMs;
+        this.verifier = new TransactionVerifier(transactions, partitions);
     }
 
     @Override
@@ -86,7 +94,7 @@ public final class ProduceHandler implements RequestHandler {
                 }
                 partitionResponses.add(produce(new TopicPartition(name, partition),
                         partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs,
-                        info.configs(), validationFor(info)));
+                        info.configs(), validationFor(info), transactionalId));
             }
             topicResponses.add(allOf(partitionResponses).thenApply(list -> new Struct(TopicProduceResponse.SCHEMA)
                     .set(TopicProduceResponse.NAME, name)
@@ -116,7 +124,8 @@ public final class ProduceHandler implements RequestHandler {
     }
 
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,
-            long timeoutMs, java.util.Map<String, String> topicConfigs, BatchValidationConfig validation) {
+            long timeoutMs, java.util.Map<String, String> topicConfigs, BatchValidationConfig validation,
+            String transactionalId) {
         if (!(records instanceof ByteBufferRecords bytes)) {
             return CompletableFuture.completedFuture(error(tp.partition(), ErrorCode.INVALID_RECORD));
         }
@@ -130,6 +139,13 @@ public final class ProduceHandler implements RequestHandler {
         }
         ByteBuffer stored = TopicBatchRewriter.rewrite(batch, topicConfigs, validation, nowMs);
         long logAppendTimeMs = validation.logAppendTime() ? nowMs : NO_LOG_APPEND_TIME;
+        return verifier.verify(transactionalId, tp, stored).thenCompose(verified -> verified != ErrorCode.NONE
+                ? CompletableFuture.completedFuture(error(tp.partition(), verified))
+                : append(tp, stored, nowMs, timeoutMs, logAppendTimeMs));
+    }
+
+    private CompletableFuture<Struct> append(TopicPartition tp, ByteBuffer stored, long nowMs, long timeoutMs,
+            long logAppendTimeMs) {
         return partitions.submit(tp, new Command.Append(stored, nowMs), timeoutMs).thenApply(result -> {
             if (result instanceof Result.Appended appended) {
                 return new Struct(PartitionProduceResponse.SCHEMA)

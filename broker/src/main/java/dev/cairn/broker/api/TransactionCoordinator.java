@@ -10,6 +10,7 @@ import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.broker.partition.TransactionRecord;
+import dev.cairn.broker.partition.TxnPartition;
 import dev.cairn.broker.partition.TxnStatus;
 import dev.cairn.protocol.ErrorCode;
 import java.util.Map;
@@ -136,6 +137,13 @@ public final class TransactionCoordinator {
         }
         return partitions.submitViaLeader(tp, command, REQUEST_SUBMIT_TIMEOUT_MS)
                 .thenApply(TransactionCoordinator::toAnswer);
+    }
+
+    /** KIP-890: whether {@code tp} is in the ongoing transaction of the producer; NONE when it is. */
+    public CompletableFuture<ErrorCode> verify(String transactionalId, long producerId, short epoch,
+            TopicPartition tp) {
+        return submitViaCoordinator(transactionalId, new Command.TxnVerify(transactionalId, producerId, epoch,
+                new TxnPartition(tp.topic(), tp.partition()))).thenApply(Result.TxnAnswer::error);
     }
 
     /** The transactional ids this broker coordinates now (those of the state partitions it leads). */

@@ -29,6 +29,8 @@ public final class AppendPlanner {
     private long nextOffset;
     /** Where the next batch entering the Raft log must go: behind {@link #nextOffset} by the plans in flight. */
     private long appendedEnd;
+    /** KIP-890's admission of batches that open a transaction; null when not checked (tests, replicas' replay). */
+    private TransactionVerifications verifications;
 
     /** Whether the view is built for {@code currentTerm} and still trusted. */
     public synchronized boolean isCurrent(long currentTerm) {
@@ -41,6 +43,18 @@ public final class AppendPlanner {
         nextOffset = highWatermark;
         appendedEnd = highWatermark;
         producers = committedProducers;
+        verifications = null;
+    }
+
+    /**
+     * As {@link #reset(long, long, ProducerStateTable)}, and a transactional batch that opens a transaction is placed
+     * only when {@code checked} admits it; {@code openProducers}: those with a transaction open in the applied state.
+     */
+    public synchronized void reset(long currentTerm, long highWatermark, ProducerStateTable committedProducers,
+            java.util.Set<Long> openProducers, TransactionVerifications checked) {
+        reset(currentTerm, highWatermark, committedProducers);
+        verifications = checked;
+        checked.reset(openProducers);
     }
 
     /** Takes in a placement already in the Raft log, after the applied state the view was reset to. */
@@ -57,6 +71,12 @@ public final class AppendPlanner {
     /** Places one append: the entry to replicate instead of it. */
     public synchronized Command plan(Append append) {
         Command placement = decide(append, producers, nextOffset, header);
+        if (placement instanceof AppendAt at && at.txn() == TxnRole.DATA && verifications != null
+                && !verifications.admit(at.producerId(), at.producerEpoch(), at.firstSequence())) {
+            return new AppendRefused(ErrorCode.NOT_ENOUGH_REPLICAS, "a transactional batch of producer "
+                    + at.producerId() + " would open a transaction that was not verified with its coordinator here, "
+                    + "or a marker of the producer came first; retried, it is verified anew (KIP-890)");
+        }
         if (placement instanceof AppendAt at) {
             record(at);
         }
@@ -87,6 +107,9 @@ public final class AppendPlanner {
     private void record(AppendAt at) {
         recordProducer(producers, at);
         nextOffset = at.lastOffset() + 1;
+        if (verifications != null) {
+            verifications.onPlaced(at);
+        }
     }
 
     /** What a placed batch changes in its producer's state: a batch of its sequence, or a marker's epoch. */

@@ -84,6 +84,14 @@ public sealed interface Command {
             long nowMs) implements Command {
     }
 
+    /**
+     * KIP-890's verification, asked by a partition's leader before it takes a producer's first transactional batch:
+     * is {@code partition} in the producer's ongoing transaction? Changes nothing; the answer is a TxnAnswer.
+     */
+    record TxnVerify(String transactionalId, long producerId, short producerEpoch, TxnPartition partition)
+            implements Command {
+    }
+
     /** Every marker of the ending transaction is written: it is complete. */
     record TxnComplete(String transactionalId, long producerId, short producerEpoch, long nowMs) implements Command {
     }

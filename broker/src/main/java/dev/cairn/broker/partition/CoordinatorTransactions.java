@@ -45,7 +45,25 @@ public final class CoordinatorTransactions {
         if (command instanceof TxnComplete complete) {
             return complete(complete);
         }
+        if (command instanceof Command.TxnVerify verify) {
+            return verify(verify);
+        }
         return null;
+    }
+
+    /** KIP-890: NONE when the partition is in the producer's ongoing transaction; INVALID_TXN_STATE otherwise. */
+    private Result verify(Command.TxnVerify verify) {
+        TransactionRecord record = records.get(verify.transactionalId());
+        Result.TxnAnswer fenced = checkProducer(record, verify.transactionalId(), verify.producerId(),
+                verify.producerEpoch());
+        if (fenced != null) {
+            return fenced;
+        }
+        if (record.status() != TxnStatus.ONGOING || !record.partitions().contains(verify.partition())) {
+            return refused(ErrorCode.INVALID_TXN_STATE, verify.partition() + " is not in an ongoing transaction of "
+                    + "transactional id " + verify.transactionalId() + " (" + record.status() + ")");
+        }
+        return answer(ErrorCode.NONE, record);
     }
 
     private Result init(TxnInit init) {

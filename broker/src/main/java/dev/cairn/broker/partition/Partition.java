@@ -38,14 +38,12 @@ public final class Partition {
     private final LeaderEpochs leaderEpochs = new LeaderEpochs();
     private final TransactionIndex transactions = new TransactionIndex();
     private final CoordinatorTransactions coordinator = new CoordinatorTransactions();
+    private final TransactionVerifications verifications = new TransactionVerifications();
     private final RecordBatch header = new RecordBatch();
     private final PartitionCompaction compaction;
     private final TopicConfigState configs;
     private final PlacedBatches placed;
-    /**
-     * Guards the log, the producer state and the high watermark: placed batches are written from Raft's append path
-     * (any thread, in log order) while committed entries apply on the apply thread.
-     */
+    /** Guards log, producer state, high watermark: placements (Raft's append path) race the apply thread. */
     private final Object writeLock = new Object();
     private volatile long appliedRaftIndex;
     /** One past the last committed offset: readers stop here; placed batches may lie beyond it. */
@@ -239,6 +237,11 @@ public final class Partition {
         return transactions.abortedWithin(fromOffset, upToOffset);
     }
 
+    /** This replica's KIP-890 admissions while it leads (leader-local, never replicated); any thread. */
+    public TransactionVerifications verifications() {
+        return verifications;
+    }
+
     /** Transactional ids this partition coordinates (all, or with a transaction open or ending); any thread. */
     public java.util.List<TransactionRecord> coordinatedTransactions(boolean activeOnly) {
         return coordinator.records(activeOnly);
@@ -311,11 +314,7 @@ public final class Partition {
 
     // ---------------------------------------------------------------- snapshots (apply thread)
 
-    /**
-     * Flushes the log and captures what a snapshot at {@link #appliedRaftIndex()} must record: the log's bounds
-     * and segment sizes, the producer state and the committed offsets (stored with every applied entry, so the
-     * store holds exactly the state at this index).
-     */
+    /** Flushes the log and captures the state as of {@link #appliedRaftIndex()} (offsets are stored per entry). */
     public PartitionSnapshot snapshot() {
         synchronized (writeLock) {
             log.claimWriter();

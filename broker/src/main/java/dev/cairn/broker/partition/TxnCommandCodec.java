@@ -25,6 +25,7 @@ import java.util.TreeSet;
  *   TxnCommitOffset  (18): producerId i64, producerEpoch i16, groupId str, offset i64, leaderEpoch i32,
  *                          metadata str, commitTimeMs i64
  *   TxnEndOffsets    (19): producerId i64, producerEpoch i16, commit u8
+ *   TxnVerify        (20): transactionalId str, producerId i64, producerEpoch i16, topic str, partition i32
  * result TxnAnswer   (12): errorCode i16, producerId i64, producerEpoch i16, message str
  * </pre>
  */
@@ -35,6 +36,7 @@ final class TxnCommandCodec {
     static final byte TXN_COMPLETE = 17;
     static final byte TXN_COMMIT_OFFSET = 18;
     static final byte TXN_END_OFFSETS = 19;
+    static final byte TXN_VERIFY = 20;
     static final byte TXN_ANSWER = 12;
 
     private TxnCommandCodec() {
@@ -60,6 +62,9 @@ final class TxnCommandCodec {
         } else if (command instanceof Command.TxnCommitOffset c) {
             out.head(TXN_COMMIT_OFFSET).i64(c.producerId()).i16(c.producerEpoch()).string(c.groupId())
                     .i64(c.offset()).i32(c.leaderEpoch()).string(c.metadata()).i64(c.commitTimeMs());
+        } else if (command instanceof Command.TxnVerify c) {
+            out.head(TXN_VERIFY).string(c.transactionalId()).i64(c.producerId()).i16(c.producerEpoch())
+                    .string(c.partition().topic()).i32(c.partition().partition());
         } else {
             throw new IllegalArgumentException("unknown command " + command);
         }
@@ -92,6 +97,11 @@ final class TxnCommandCodec {
                 }
                 return new Command.TxnCommitOffset(committer, committerEpoch, group, in.getLong(), in.getInt(),
                         CommandCodec.getString(in), in.getLong());
+            case TXN_VERIFY:
+                String verified = id(in);
+                long verifiedProducer = in.getLong();
+                short verifiedEpoch = in.getShort();
+                return new Command.TxnVerify(verified, verifiedProducer, verifiedEpoch, partition(in));
             default:
                 throw new CommandFormatException("unknown partition command type " + type);
         }
@@ -158,13 +168,17 @@ final class TxnCommandCodec {
         }
         List<TxnPartition> partitions = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            String topic = CommandCodec.getString(in);
-            if (topic == null) {
-                throw new CommandFormatException("transaction partition without a topic");
-            }
-            partitions.add(new TxnPartition(topic, in.getInt()));
+            partitions.add(partition(in));
         }
         return partitions;
+    }
+
+    private static TxnPartition partition(ByteBuffer in) {
+        String topic = CommandCodec.getString(in);
+        if (topic == null) {
+            throw new CommandFormatException("transaction partition without a topic");
+        }
+        return new TxnPartition(topic, in.getInt());
     }
 
     /** A growing big-endian buffer. */

@@ -84,7 +84,8 @@ final class WriteOncePath {
     /** The applied state, then every placement in the Raft log after it (this leader's own log: nothing is cut). */
     private void rebuild(long term, RaftLog raftLog, Partition partition) throws IOException {
         CommittedView view = partition.committedView();
-        planner.reset(term, view.highWatermark(), view.producers());
+        planner.reset(term, view.highWatermark(), view.producers(), view.openTransactions().keySet(),
+                partition.verifications());
         TermIndex last = raftLog.getLastEntryTermIndex();
         long lastIndex = last == null ? 0 : last.getIndex();
         for (long index = view.appliedRaftIndex() + 1; index <= lastIndex; index++) {

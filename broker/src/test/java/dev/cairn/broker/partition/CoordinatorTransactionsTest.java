@@ -124,6 +124,24 @@ class CoordinatorTransactionsTest {
         return records.stream().map(TransactionRecord::status).toList();
     }
 
+    /** KIP-890: the partition leader asks whether a partition is in the producer's ongoing transaction. */
+    @Test
+    void verificationAnswersWhetherThePartitionIsInTheOngoingTransaction() {
+        init(500);
+        Command.TxnVerify orders = new Command.TxnVerify(ID, 500, (short) 0, ORDERS_0);
+        assertEquals(ErrorCode.INVALID_TXN_STATE, apply(orders).error(), "no transaction yet");
+        add(500, (short) 0, ORDERS_0);
+        assertEquals(ErrorCode.NONE, apply(orders).error());
+        assertEquals(ErrorCode.INVALID_TXN_STATE, apply(new Command.TxnVerify(ID, 500, (short) 0, INPUT_1)).error(),
+                "a partition the transaction did not add");
+        assertEquals(ErrorCode.PRODUCER_FENCED, apply(new Command.TxnVerify(ID, 500, (short) 1, ORDERS_0)).error());
+        assertEquals(ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+                apply(new Command.TxnVerify(ID, 501, (short) 0, ORDERS_0)).error());
+        end(500, (short) 0, false);
+        assertEquals(ErrorCode.INVALID_TXN_STATE, apply(orders).error(), "the transaction is ending");
+        assertEquals(TxnStatus.PREPARE_ABORT, coordinator.record(ID).status(), "verification changes nothing");
+    }
+
     @Test
     void theStateSurvivesASnapshot() {
         init(500);

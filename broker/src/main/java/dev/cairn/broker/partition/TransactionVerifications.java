@@ -1,0 +1,101 @@
+package dev.cairn.broker.partition;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A partition leader's side of KIP-890's verification (docs/transactions.md), held on the leader only and never
+ * replicated. A transactional batch that would open a transaction here (its producer has none open in the leader's
+ * placements) is placed only when it was verified with the coordinator (the partition is in the producer's ongoing
+ * transaction) and no marker of that producer was placed since the verification began: so a zombie's late batch
+ * cannot open a transaction nobody will end, nor slip into the producer's next one.
+ *
+ * <p>The produce path {@link #register}s a batch (by producer id, epoch and first sequence) before it asks the
+ * coordinator; the planner admits it ({@link #admit}) as it places it, and a marker placed in between
+ * ({@link #onPlaced}) cancels the registration. The producers with an open transaction are the planner's view
+ * (placements, not only applied entries), reset with every planner rebuild. Thread-safe.
+ */
+public final class TransactionVerifications {
+    /** Registrations kept at most; past it the oldest is dropped (its batch is refused, retried and verified anew). */
+    public static final int PENDING_MAX = 10_000;
+
+    private final Set<Long> open = new HashSet<>();
+    /** Registrations by producer (a marker cancels its producer's), and all of them oldest first (the bound). */
+    private final Map<Long, Set<Pending>> byProducer = new HashMap<>();
+    private final Map<Pending, Boolean> pending = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Pending, Boolean> eldest) {
+            if (size() <= PENDING_MAX) {
+                return false;
+            }
+            forget(eldest.getKey());
+            return true;
+        }
+    };
+
+    private record Pending(long producerId, short epoch, int firstSequence) {
+    }
+
+    /** Whether the producer has a transaction open here as the leader placed it (its batches need no verification). */
+    public synchronized boolean isOpen(long producerId) {
+        return open.contains(producerId);
+    }
+
+    /** A batch about to be verified with its coordinator: admitted unless a marker of its producer comes first. */
+    public synchronized void register(long producerId, short epoch, int firstSequence) {
+        Pending registration = new Pending(producerId, epoch, firstSequence);
+        byProducer.computeIfAbsent(producerId, id -> new HashSet<>()).add(registration);
+        pending.put(registration, Boolean.TRUE);
+    }
+
+    private void forget(Pending registration) {
+        Set<Pending> own = byProducer.get(registration.producerId());
+        if (own != null && own.remove(registration) && own.isEmpty()) {
+            byProducer.remove(registration.producerId());
+        }
+    }
+
+    /**
+     * Whether a transactional batch may be placed: its producer has a transaction open here, or the batch was
+     * registered and no marker of its producer was placed since. The registration is used up.
+     */
+    synchronized boolean admit(long producerId, short epoch, int firstSequence) {
+        if (open.contains(producerId)) {
+            return true;
+        }
+        Pending registration = new Pending(producerId, epoch, firstSequence);
+        if (pending.remove(registration) == null) {
+            return false;
+        }
+        forget(registration);
+        return true;
+    }
+
+    /** A placement the leader made: a transaction's batch opens it, a marker ends it and cancels registrations. */
+    synchronized void onPlaced(Command.AppendAt at) {
+        if (at.txn() == TxnRole.DATA) {
+            open.add(at.producerId());
+        } else if (at.txn().isMarker()) {
+            open.remove(at.producerId());
+            Set<Pending> cancelled = byProducer.remove(at.producerId());
+            if (cancelled != null) {
+                cancelled.forEach(pending::remove);
+            }
+        }
+    }
+
+    /**
+     * The planner was rebuilt from the applied state (a new term, or after a refused placement): the producers with
+     * a transaction open there. Registrations are dropped: markers another leader placed meanwhile never passed
+     * {@link #onPlaced} here, so a batch verified before cannot be trusted; refused, it is retried and verified anew.
+     */
+    synchronized void reset(Set<Long> producerIds) {
+        open.clear();
+        open.addAll(producerIds);
+        pending.clear();
+        byProducer.clear();
+    }
+}

@@ -1,0 +1,85 @@
+package dev.cairn.broker.partition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.partition.Command.AppendAt;
+import dev.cairn.broker.partition.Command.AppendRefused;
+import dev.cairn.protocol.ErrorCode;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * KIP-890 at the partition leader: a transactional batch that opens a transaction is placed only when it was
+ * verified with its coordinator and no marker of its producer was placed since; a zombie's late batch is refused.
+ */
+class TransactionVerificationsTest {
+    private static final long PRODUCER = 42;
+    private final TransactionVerifications verifications = new TransactionVerifications();
+    private final AppendPlanner planner = new AppendPlanner();
+
+    private Command plan(int records, int baseSequence) {
+        return planner.plan(new Command.Append(PartitionTestBatches.transactional(records, PRODUCER, (short) 0,
+                baseSequence), 5_000L));
+    }
+
+    private Command marker() {
+        return planner.plan(new Command.TxnMarker(PRODUCER, (short) 0, false, 0, 5_000L));
+    }
+
+    @Test
+    void aBatchThatOpensATransactionNeedsItsVerification() {
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        AppendRefused unverified = assertInstanceOf(AppendRefused.class, plan(2, 0));
+        assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, unverified.error(), "retriable: verified anew when retried");
+
+        verifications.register(PRODUCER, (short) 0, 0);
+        assertInstanceOf(AppendAt.class, plan(2, 0));
+        assertTrue(verifications.isOpen(PRODUCER));
+        assertInstanceOf(AppendAt.class, plan(1, 2), "the open transaction's next batches need nothing");
+
+        assertInstanceOf(AppendAt.class, marker());
+        assertFalse(verifications.isOpen(PRODUCER));
+        assertInstanceOf(AppendRefused.class, plan(1, 3), "the next transaction is verified again");
+    }
+
+    /** The KIP-890 case: verified, then the transaction is aborted before the batch is placed; it must not open one. */
+    @Test
+    void aMarkerPlacedWhileTheBatchWasVerifiedCancelsIt() {
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        verifications.register(PRODUCER, (short) 0, 0);
+        assertInstanceOf(AppendAt.class, marker());
+        assertInstanceOf(AppendRefused.class, plan(2, 0));
+        assertFalse(verifications.isOpen(PRODUCER));
+    }
+
+    /** A registration is for one batch: a zombie's other batch cannot ride on the next transaction's verification. */
+    @Test
+    void aRegistrationAdmitsOnlyItsOwnBatch() {
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        verifications.register(PRODUCER, (short) 0, 5);
+        assertInstanceOf(AppendRefused.class, plan(2, 0), "sequence 0 was not the batch verified");
+    }
+
+    @Test
+    void aRebuiltPlannerKnowsTheOpenTransactionsAndForgetsRegistrations() {
+        verifications.register(PRODUCER, (short) 0, 0);
+        planner.reset(2, 0, new ProducerStateTable(), Set.of(), verifications);
+        assertInstanceOf(AppendRefused.class, plan(2, 0), "registrations from before the rebuild are not trusted");
+        planner.reset(3, 0, new ProducerStateTable(), Set.of(PRODUCER), verifications);
+        assertTrue(verifications.isOpen(PRODUCER));
+        assertInstanceOf(AppendAt.class, plan(2, 0));
+    }
+
+    @Test
+    void registrationsAreBoundedTheOldestGoingFirst() {
+        for (int i = 0; i <= TransactionVerifications.PENDING_MAX; i++) {
+            verifications.register(PRODUCER, (short) 0, i);
+        }
+        assertFalse(verifications.admit(PRODUCER, (short) 0, 0), "the oldest registration was dropped");
+        assertTrue(verifications.admit(PRODUCER, (short) 0, TransactionVerifications.PENDING_MAX));
+        assertFalse(verifications.admit(PRODUCER, (short) 0, TransactionVerifications.PENDING_MAX), "used up");
+    }
+}
