@@ -9,6 +9,7 @@ import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PartitionTestBatches;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.broker.partition.TransactionIndex.Aborted;
+import dev.cairn.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * end them go through a partition's Raft group (a marker from a broker that does not lead the partition, as a
  * transaction coordinator elsewhere sends it, as well as from the leader), every replica ends with the same last
  * stable offset and aborted transactions, and Kafka's own consumer reads with read_committed exactly the records of
- * committed transactions and none of an aborted or open one. No Kafka client can start a transaction against Cairn
- * yet (the coordinator is still to come), so the batches are submitted to the partition directly.
+ * committed transactions and none of an aborted or open one. The batches are submitted to the partition directly,
+ * each batch that opens a transaction registered as verified first (what the produce path does once the producer's
+ * coordinator confirmed it, KIP-890); an unregistered one is refused.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TransactionMarkersIT {
@@ -66,12 +68,19 @@ class TransactionMarkersIT {
         int leader = awaitLeader();
         int other = leader % 3 + 1;
 
+        Result unverified = cluster.broker(leader).partitions().submit(TP,
+                append(PartitionTestBatches.transactional(3, PRODUCER, EPOCH, 0)), WAIT_MS).get();
+        assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, assertInstanceOf(Result.Rejected.class, unverified).error(),
+                "a batch that opens a transaction without verification is refused");
+        verified(leader, 0);
         submit(leader, append(PartitionTestBatches.transactional(3, PRODUCER, EPOCH, 0)));        // 0-2
         Result aborted = cluster.broker(other).partitions().submitViaLeader(TP, marker(false), WAIT_MS).get();
         assertEquals(3, assertInstanceOf(Result.Appended.class, aborted).baseOffset(), "the abort marker");
         submit(leader, append(PartitionTestBatches.plain(1)));                                     // 4
+        verified(leader, 3);
         submit(leader, append(PartitionTestBatches.transactional(2, PRODUCER, EPOCH, 3)));        // 5-6
         submit(leader, marker(true));                                                              // 7
+        verified(leader, 5);
         submit(leader, append(PartitionTestBatches.transactional(2, PRODUCER, EPOCH, 5)));        // 8-9, open
 
         for (int node = 1; node <= 3; node++) {
@@ -92,6 +101,12 @@ class TransactionMarkersIT {
 
     private static Command marker(boolean commit) {
         return new Command.TxnMarker(PRODUCER, EPOCH, commit, 0, System.currentTimeMillis());
+    }
+
+    /** As the produce path registers a batch once the coordinator confirmed its partition is in the transaction. */
+    private void verified(int leader, int firstSequence) {
+        cluster.broker(leader).partitions().leaderReplica(TP).orElseThrow().verifications().register(PRODUCER, EPOCH,
+                firstSequence);
     }
 
     private void submit(int node, Command command) throws Exception {
