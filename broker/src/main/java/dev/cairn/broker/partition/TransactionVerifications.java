@@ -21,6 +21,8 @@ import java.util.Set;
 public final class TransactionVerifications {
     /** Registrations kept at most; past it the oldest is dropped (its batch is refused, retried and verified anew). */
     public static final int PENDING_MAX = 10_000;
+    /** Producers with a transaction open here at most (as many as the producer state keeps); past it none opens. */
+    public static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
 
     private final Set<Long> open = new HashSet<>();
     /** Registrations by producer (a marker cancels its producer's), and all of them oldest first (the bound). */
@@ -65,6 +67,9 @@ public final class TransactionVerifications {
     synchronized boolean admit(long producerId, short epoch, int firstSequence) {
         if (open.contains(producerId)) {
             return true;
+        }
+        if (open.size() >= OPEN_MAX) {
+            return false;
         }
         Pending registration = new Pending(producerId, epoch, firstSequence);
         if (pending.remove(registration) == null) {

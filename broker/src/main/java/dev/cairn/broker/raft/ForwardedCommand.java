@@ -25,6 +25,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 final class ForwardedCommand {
     static final byte QUERY_FORWARDED_COMMAND = 4;
     private static final int HEADER_BYTES = 2 + 4;
+    /** The longest submit a forwarded command may ask for; a longer one is cut to this. */
+    static final int TIMEOUT_MS_MAX = 60_000;
     /** For a state machine no broker forwards to (tests, a single replica): every forwarded command is refused. */
     static final BiFunction<Command, Long, CompletableFuture<Result>> NOT_SERVED = (command, timeoutMs) ->
             CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -66,7 +68,8 @@ final class ForwardedCommand {
             return answer(new Result.Rejected(ErrorCode.INVALID_REQUEST, "forwarded command refused: "
                     + command.getClass().getSimpleName() + " with timeout " + timeoutMs + " ms"));
         }
-        return submit.apply(command, (long) timeoutMs).thenApply(ForwardedCommand::encodeResult);
+        return submit.apply(command, (long) Math.min(timeoutMs, TIMEOUT_MS_MAX))
+                .thenApply(ForwardedCommand::encodeResult);
     }
 
     private static CompletableFuture<Message> answer(Result result) {

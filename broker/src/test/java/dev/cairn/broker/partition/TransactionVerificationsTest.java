@@ -74,6 +74,17 @@ class TransactionVerificationsTest {
     }
 
     @Test
+    void openTransactionsAreBounded() {
+        for (long producer = 0; producer < TransactionVerifications.OPEN_MAX; producer++) {
+            verifications.onPlaced(new AppendAt(producer, 0, 100, 0, 0, 1_000 + producer, (short) 0, 0, 0, 0,
+                    TxnRole.DATA));
+        }
+        verifications.register(PRODUCER, (short) 0, 0);
+        assertFalse(verifications.admit(PRODUCER, (short) 0, 0), "no new transaction past the bound");
+        assertTrue(verifications.admit(1_000, (short) 0, 1), "an open one goes on");
+    }
+
+    @Test
     void registrationsAreBoundedTheOldestGoingFirst() {
         for (int i = 0; i <= TransactionVerifications.PENDING_MAX; i++) {
             verifications.register(PRODUCER, (short) 0, i);

@@ -43,6 +43,12 @@ class ForwardedCommandTest {
     }
 
     @Test
+    void aTimeoutPastTheLimitIsCutToIt() {
+        ForwardedCommand.handle(ForwardedCommand.encode(MARKER, Integer.MAX_VALUE), this::submit).join();
+        assertEquals(List.of((long) ForwardedCommand.TIMEOUT_MS_MAX), timeouts);
+    }
+
+    @Test
     void onlyCommandsTheLeaderPlacesAreForwarded() {
         assertTrue(ForwardedCommand.placedByLeader(MARKER));
         Command commit = new Command.CommitOffset("g", 5, 1, "", 0);
