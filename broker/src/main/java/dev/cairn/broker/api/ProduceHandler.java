@@ -139,9 +139,8 @@ public final class ProduceHandler implements RequestHandler {
         }
         ByteBuffer stored = TopicBatchRewriter.rewrite(batch, topicConfigs, validation, nowMs);
         long logAppendTimeMs = validation.logAppendTime() ? nowMs : NO_LOG_APPEND_TIME;
-        return verifier.verify(transactionalId, tp, stored).thenCompose(verified -> verified != ErrorCode.NONE
-                ? CompletableFuture.completedFuture(error(tp.partition(), verified))
-                : append(tp, stored, nowMs, timeoutMs, logAppendTimeMs));
+        return verifier.submitInOrder(transactionalId, tp, stored, refused -> error(tp.partition(), refused),
+                () -> append(tp, stored, nowMs, timeoutMs, logAppendTimeMs));
     }
 
     private CompletableFuture<Struct> append(TopicPartition tp, ByteBuffer stored, long nowMs, long timeoutMs,

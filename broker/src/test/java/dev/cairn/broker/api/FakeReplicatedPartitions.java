@@ -36,6 +36,8 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
     private final Map<TopicPartition, Long> raftIndexes = new HashMap<>();
     private final List<Command> submitted = new ArrayList<>();
     private Result cannedResult;
+    private java.util.function.Predicate<Command> held = command -> false;
+    private final List<Runnable> heldReleases = new ArrayList<>();
 
     /** Hosts a replica of {@code tp} here and makes this broker its ready leader. */
     synchronized Partition leadLocally(TopicPartition tp) {
@@ -53,6 +55,23 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
     /** The next submits answer {@code result} without applying anything (null restores normal behaviour). */
     synchronized void answerSubmitsWith(Result result) {
         cannedResult = result;
+    }
+
+    /**
+     * Submits through a leader of commands matching {@code which} wait until {@link #release} lets them apply, so a
+     * test can end them in an order of its choosing.
+     */
+    synchronized void holdSubmitsViaLeader(java.util.function.Predicate<Command> which) {
+        held = which;
+    }
+
+    /** Applies the {@code index}th held submit (in the order they were held) and completes it. */
+    void release(int index) {
+        Runnable release;
+        synchronized (this) {
+            release = heldReleases.get(index);
+        }
+        release.run();
     }
 
     synchronized List<Command> submitted() {
@@ -85,6 +104,11 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
     @Override
     public synchronized CompletableFuture<Result> submitViaLeader(TopicPartition tp, Command command,
             long timeoutMs) {
+        if (held.test(command)) {
+            CompletableFuture<Result> later = new CompletableFuture<>();
+            heldReleases.add(() -> submit(tp, command, timeoutMs).thenAccept(later::complete));
+            return later;
+        }
         if (leadership(tp).local()) {
             return submit(tp, command, timeoutMs);
         }

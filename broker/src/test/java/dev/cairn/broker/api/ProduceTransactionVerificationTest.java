@@ -51,7 +51,17 @@ class ProduceTransactionVerificationTest {
     }
 
     private ErrorCode produce(String transactionalId, int baseSequence) {
-        Struct body = new Struct(ProduceRequest.SCHEMA).set(ProduceRequest.TRANSACTIONAL_ID, transactionalId)
+        return error(call(handler, request(ApiKey.PRODUCE, 7, body(transactionalId, baseSequence))));
+    }
+
+    private static ErrorCode error(Struct response) {
+        Struct partition = response.get(ProduceResponse.RESPONSES).get(0)
+                .get(TopicProduceResponse.PARTITION_RESPONSES).get(0);
+        return ErrorCode.forCode(partition.get(PartitionProduceResponse.ERROR_CODE));
+    }
+
+    private Struct body(String transactionalId, int baseSequence) {
+        return new Struct(ProduceRequest.SCHEMA).set(ProduceRequest.TRANSACTIONAL_ID, transactionalId)
                 .set(ProduceRequest.ACKS, (short) -1).set(ProduceRequest.TIMEOUT_MS, 30_000)
                 .set(ProduceRequest.TOPIC_DATA, List.of(new Struct(TopicProduceData.SCHEMA)
                         .set(TopicProduceData.NAME, "orders").set(TopicProduceData.PARTITION_DATA, List.of(
@@ -59,10 +69,26 @@ class ProduceTransactionVerificationTest {
                                         .set(PartitionProduceData.RECORDS, ByteBufferRecords.of(
                                                 PartitionTestBatches.transactional(2, producerId, (short) 0,
                                                         baseSequence)))))));
-        Struct response = call(handler, request(ApiKey.PRODUCE, 7, body));
-        Struct partition = response.get(ProduceResponse.RESPONSES).get(0)
-                .get(TopicProduceResponse.PARTITION_RESPONSES).get(0);
-        return ErrorCode.forCode(partition.get(PartitionProduceResponse.ERROR_CODE));
+    }
+
+    /**
+     * Two batches of a producer arrive before either is in: each is verified, and the second's verification ends
+     * first. They are still submitted in the order they came (the other way round the second is out of sequence).
+     */
+    @Test
+    void batchesAreSubmittedInTheOrderTheyCameWhateverOrderTheirVerificationsEnd() throws Exception {
+        assertEquals(ErrorCode.NONE, coordinator.submit(ID, new Command.TxnAddPartitions(ID, producerId, (short) 0,
+                List.of(new TxnPartition("orders", 0)), false, 0L)).join().error());
+        partitions.holdSubmitsViaLeader(command -> command instanceof Command.TxnVerify);
+        java.util.concurrent.CompletableFuture<Struct> first = handler.handle(ApiTestSupport.CONTEXT,
+                request(ApiKey.PRODUCE, 7, body(ID, 0)));
+        java.util.concurrent.CompletableFuture<Struct> second = handler.handle(ApiTestSupport.CONTEXT,
+                request(ApiKey.PRODUCE, 7, body(ID, 2)));
+        partitions.release(1);
+        partitions.release(0);
+        assertEquals(ErrorCode.NONE, error(first.get(10, java.util.concurrent.TimeUnit.SECONDS)));
+        assertEquals(ErrorCode.NONE, error(second.get(10, java.util.concurrent.TimeUnit.SECONDS)));
+        assertEquals(4, partitions.leaderReplica(ORDERS_0).orElseThrow().highWatermark());
     }
 
     @Test
