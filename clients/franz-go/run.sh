@@ -15,11 +15,21 @@ version=v1.22.3                      # the franz-go release whose tests are run
 test_timeout=${FRANZ_GO_TEST_TIMEOUT:-20m}
 run_filter=${FRANZ_GO_RUN:-.}
 start_wait_s=120                     # how long a broker may take to start
+stop_wait_s=60                       # how long a stopped broker may take to exit before it is killed
 
 work=$(mktemp -d)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # The last broker of a cluster to stop can stall in elections among closing brokers (issue 18): bounded, then
+  # SIGKILL, so no broker outlives the script.
+  for _ in $(seq 1 $((stop_wait_s * 5))); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ -n "${FRANZ_GO_LOGS:-}" ]; then
     mkdir -p "$FRANZ_GO_LOGS" && cp "$work"/*.log "$FRANZ_GO_LOGS"/ 2>/dev/null || true
