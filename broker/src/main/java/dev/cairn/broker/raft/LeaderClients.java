@@ -18,9 +18,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
@@ -51,14 +53,31 @@ final class LeaderClients implements Closeable {
     private static final long CLIENT_RETRY_SLEEP_MS = 100;
     /** Clients kept while idle; past it the least recently used idle ones are closed. */
     static final int IDLE_CLIENTS_MAX = 256;
+    /**
+     * Requests one kept client may have outstanding; past it a request is refused at once (see {@link KeptClient}).
+     * Ratis's own bound is set one above, so that a send never waits for a Ratis permit.
+     */
+    static final int OUTSTANDING_REQUESTS_MAX = 64;
+    /**
+     * A client that has ended none of its outstanding requests for this long, when a call's wait runs out, is
+     * replaced: longer than a leader election and a Ratis attempt's timeout (3 s), so a failover alone does not.
+     */
+    static final long STALLED_AFTER_MS = 10_000;
+
+    /** The bounds above, as one value (tests lower them). */
+    record Bounds(int idleClientsMax, int outstandingMax, long stalledAfterMs) {
+        static final Bounds DEFAULTS = new Bounds(IDLE_CLIENTS_MAX, OUTSTANDING_REQUESTS_MAX, STALLED_AFTER_MS);
+    }
 
     private final Supplier<MetadataImage> images;
     private final Function<List<Integer>, List<RaftPeer>> peers;
     private final RaftProperties properties;
     /** Ratis's TLS configuration (raft.ssl.*), empty for plaintext; Ratis only reads it. */
     private final Parameters parameters;
-    private final Map<UUID, Built> clients = new ConcurrentHashMap<>();
+    private final Map<UUID, KeptClient> clients = new ConcurrentHashMap<>();
     private final int idleClientsMax;
+    private final int outstandingMax;
+    private final long stalledAfterNanos;
     /**
      * Runs leadership transfers (ElectLeaders), whose Ratis client call blocks: one at a time, off every other
      * thread; queued ones wait their turn, at most {@link Limits#LEADER_TRANSFERS_QUEUED_MAX} of them (each bounded
@@ -74,17 +93,19 @@ final class LeaderClients implements Closeable {
 
     LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
             RaftProperties properties, Parameters parameters) {
-        this(images, peers, properties, parameters, IDLE_CLIENTS_MAX);
+        this(images, peers, properties, parameters, Bounds.DEFAULTS);
     }
 
-    /** @param idleClientsMax clients kept while idle (tests lower it) */
     LeaderClients(Supplier<MetadataImage> images, Function<List<Integer>, List<RaftPeer>> peers,
-            RaftProperties properties, Parameters parameters, int idleClientsMax) {
+            RaftProperties properties, Parameters parameters, Bounds bounds) {
         this.images = images;
         this.peers = peers;
-        this.properties = properties;
+        this.properties = new RaftProperties(properties);
+        RaftClientConfigKeys.Async.setOutstandingRequestsMax(this.properties, bounds.outstandingMax() + 1);
         this.parameters = parameters;
-        this.idleClientsMax = idleClientsMax;
+        this.idleClientsMax = bounds.idleClientsMax();
+        this.outstandingMax = bounds.outstandingMax();
+        this.stalledAfterNanos = TimeUnit.MILLISECONDS.toNanos(bounds.stalledAfterMs());
     }
 
     /** Replicates {@code command} through the group's leader, wherever it is. */
@@ -105,24 +126,13 @@ final class LeaderClients implements Closeable {
         if (group.isEmpty()) {
             return CompletableFuture.failedFuture(new IllegalStateException(tp + " is not in the metadata"));
         }
-        Built built = acquire(group.get());
-        CompletableFuture<RaftClientReply> sent;
-        try {
-            sent = built.client().async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query)));
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
-        return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((reply, error) -> {
-            release(built);
-            if (closedForGood(error)) {
-                discard(group.get().gid(), built.client());
-            }
-        }).thenApply(reply -> {
-            if (!reply.isSuccess()) {
-                throw new IllegalStateException(tp + ": the leader did not answer: " + reply.getException());
-            }
-            return reply.getMessage().getContent().asReadOnlyByteBuffer();
-        });
+        return exchange(tp, group.get(), client -> client.async().sendReadOnly(
+                Message.valueOf(UnsafeByteOperations.unsafeWrap(query))), timeoutMs).thenApply(reply -> {
+                    if (!reply.isSuccess()) {
+                        throw new IllegalStateException(tp + ": the leader did not answer: " + reply.getException());
+                    }
+                    return reply.getMessage().getContent().asReadOnlyByteBuffer();
+                });
     }
 
     private CompletableFuture<Result> call(TopicPartition tp,
@@ -131,21 +141,33 @@ final class LeaderClients implements Closeable {
         if (group.isEmpty()) {
             return unknown(tp);
         }
-        UUID gid = group.get().gid();
-        Built built = acquire(group.get());
-        RaftClient client = built.client();
-        CompletableFuture<RaftClientReply> sent;
-        try {
-            sent = request.apply(client);
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
+        return exchange(tp, group.get(), request, timeoutMs).handle((reply, error) -> result(tp, reply, error));
+    }
+
+    /**
+     * Sends a request through the group's kept client, never waiting on the calling thread: refused at once while
+     * the client holds {@link #OUTSTANDING_REQUESTS_MAX} requests. A client that has ended none of its requests for
+     * {@link #STALLED_AFTER_MS} when a call's wait runs out is replaced (closing it ends what it holds); one Ratis
+     * closed is dropped.
+     */
+    private CompletableFuture<RaftClientReply> exchange(TopicPartition tp, Group group,
+            Function<RaftClient, CompletableFuture<RaftClientReply>> request, long timeoutMs) {
+        KeptClient kept = acquire(group);
+        CompletableFuture<RaftClientReply> sent = kept.start(request);
+        if (sent == null) {
+            release(kept);
+            return CompletableFuture.failedFuture(new IllegalStateException(tp + ": " + kept.outstanding()
+                    + " requests to the leader are outstanding already (at most " + outstandingMax + ")"));
         }
-        return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, error) -> {
-            release(built);
+        return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((reply, error) -> {
+            release(kept);
             if (closedForGood(error)) {
-                discard(gid, client);
+                discard(group.gid(), kept);
+            } else if (error instanceof TimeoutException && kept.stalledFor(stalledAfterNanos)) {
+                LOG.warn("{}: the Raft client to its leader has ended none of its {} outstanding requests for {} ms;"
+                        + " replacing it", tp, kept.outstanding(), TimeUnit.NANOSECONDS.toMillis(stalledAfterNanos));
+                discard(group.gid(), kept);
             }
-            return result(tp, reply, error);
         });
     }
 
@@ -159,7 +181,7 @@ final class LeaderClients implements Closeable {
         if (group.isEmpty()) {
             return CompletableFuture.completedFuture(false);
         }
-        Built built = acquire(group.get());
+        KeptClient built = acquire(group.get());
         RaftClient client = built.client();
         try {
             return CompletableFuture.supplyAsync(() -> {
@@ -191,14 +213,14 @@ final class LeaderClients implements Closeable {
      * The group's client, counted as in use until {@link #release}; built afresh when metadata lists other replicas
      * than the one kept was built for (a reassignment moved them): a client knows only the peers it was built with.
      */
-    private Built acquire(Group group) {
+    private KeptClient acquire(Group group) {
         return clients.compute(group.gid(), (gid, kept) -> {
-            Built current = kept;
+            KeptClient current = kept;
             if (current == null || !current.replicas().equals(group.replicas())) {
                 if (current != null) {
                     closeLater(gid, current.client());
                 }
-                current = new Built(newClient(gid, group.replicas()), group.replicas());
+                current = new KeptClient(newClient(gid, group.replicas()), group.replicas(), outstandingMax);
             }
             current.inUse.incrementAndGet();
             current.lastUsedNanos = System.nanoTime();
@@ -211,11 +233,11 @@ final class LeaderClients implements Closeable {
      * ListGroups or DeleteGroups reads every partition's leader, which would otherwise leave a client, with its
      * connections, per partition this broker does not lead).
      */
-    private void release(Built built) {
+    private void release(KeptClient built) {
         built.inUse.decrementAndGet();
         while (clients.size() > idleClientsMax) {
-            Map.Entry<UUID, Built> oldest = null;
-            for (Map.Entry<UUID, Built> entry : clients.entrySet()) {
+            Map.Entry<UUID, KeptClient> oldest = null;
+            for (Map.Entry<UUID, KeptClient> entry : clients.entrySet()) {
                 if (entry.getValue().inUse.get() == 0 && (oldest == null
                         || entry.getValue().lastUsedNanos < oldest.getValue().lastUsedNanos)) {
                     oldest = entry;
@@ -224,7 +246,7 @@ final class LeaderClients implements Closeable {
             if (oldest == null) {
                 return;
             }
-            Built evicted = oldest.getValue();
+            KeptClient evicted = oldest.getValue();
             boolean[] removed = new boolean[1];
             clients.computeIfPresent(oldest.getKey(), (gid, kept) -> {
                 removed[0] = kept == evicted && kept.inUse.get() == 0;
@@ -247,7 +269,7 @@ final class LeaderClients implements Closeable {
                 live.add(PartitionGroups.groupId(topic.topicId(), p));
             }
         }
-        for (Map.Entry<UUID, Built> entry : clients.entrySet()) {
+        for (Map.Entry<UUID, KeptClient> entry : clients.entrySet()) {
             if (!live.contains(entry.getKey()) && clients.remove(entry.getKey(), entry.getValue())) {
                 closeLater(entry.getKey(), entry.getValue().client());
             }
@@ -261,36 +283,15 @@ final class LeaderClients implements Closeable {
         return replicas;
     }
 
-    /** A client, the replicas it was built for, how many calls use it now, and when one last began. */
-    private static final class Built {
-        private final RaftClient client;
-        private final List<Integer> replicas;
-        private final java.util.concurrent.atomic.AtomicInteger inUse = new java.util.concurrent.atomic.AtomicInteger();
-        private volatile long lastUsedNanos;
-
-        Built(RaftClient client, List<Integer> replicas) {
-            this.client = client;
-            this.replicas = replicas;
-        }
-
-        RaftClient client() {
-            return client;
-        }
-
-        List<Integer> replicas() {
-            return replicas;
-        }
-    }
-
     /** Drops a closed client unless another request already replaced it; closing waits for no network thread. */
-    private void discard(UUID gid, RaftClient client) {
+    private void discard(UUID gid, KeptClient client) {
         boolean[] dropped = new boolean[1];
         clients.computeIfPresent(gid, (id, kept) -> {
-            dropped[0] = kept.client() == client;
+            dropped[0] = kept == client;
             return dropped[0] ? null : kept;
         });
         if (dropped[0]) {
-            closeLater(gid, client);
+            closeLater(gid, client.client());
         }
     }
 
@@ -343,7 +344,7 @@ final class LeaderClients implements Closeable {
     @Override
     public void close() throws IOException {
         transfers.shutdownNow();
-        for (Built built : clients.values()) {
+        for (KeptClient built : clients.values()) {
             built.client().close();
         }
     }

@@ -3,7 +3,6 @@ package dev.cairn.broker.raft;
 import dev.cairn.broker.cluster.ClusterMetadata;
 import dev.cairn.broker.cluster.Leadership;
 import dev.cairn.broker.cluster.MetadataChange;
-import dev.cairn.broker.cluster.MetadataCodec;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
@@ -37,12 +36,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.statemachine.StateMachine;
-import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +69,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private final LocalPartitionIndex index;
     private final ClusterMetadata metadata;
     private final RaftHost host;
-    private final RaftClient metadataClient;
+    private final MetadataSubmitter metadataClient;
     private final Map<UUID, PartitionStateMachine> partitions = new ConcurrentHashMap<>();
     private final Map<TopicPartition, UUID> groupsByPartition = new ConcurrentHashMap<>();
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
@@ -127,8 +123,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         this.leaderClients = new LeaderClients(metadata::image, addresses::peers, clientProperties,
                 settings.toParameters());
         this.leaderReads = new LeaderReads(this::leaderReplica, leaderClients);
-        this.metadataClient = RaftClient.newBuilder().setRaftGroup(metadataGroup)
-                .setProperties(clientProperties).setParameters(settings.toParameters()).build();
+        this.metadataClient = new MetadataSubmitter(metadataGroup, clientProperties, settings.toParameters(),
+                metadataApplied);
     }
 
     private StateMachine newPartitionStateMachine(RaftGroupId groupId) {
@@ -164,7 +160,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
             host.addGroup(METADATA_GROUP, addresses.peers(configuredVoters));
         } else {
             ClusterJoin.join(host, METADATA_GROUP, addresses.peers(List.of(nodeId)).get(0),
-                    addresses.peers(configuredVoters), metadataClient);
+                    addresses.peers(configuredVoters), metadataClient.client());
         }
     }
 
@@ -191,14 +187,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
 
     @Override
     public CompletableFuture<MetadataResult> submit(MetadataCommand command) {
-        Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(MetadataCodec.encode(command)));
-        return metadataClient.async().send(message).thenCompose(reply -> reply.isSuccess()
-                ? metadataApplied.await(reply.getLogIndex()).thenApply(applied -> MetadataCodec.decodeResult(
-                        reply.getMessage().getContent().asReadOnlyByteBuffer()))
-                : CompletableFuture.<MetadataResult>completedFuture(new MetadataResult.Rejected(
-                        ErrorCode.REQUEST_TIMED_OUT, "metadata change failed: " + reply.getException())))
-                .exceptionally(error -> new MetadataResult.Rejected(ErrorCode.REQUEST_TIMED_OUT,
-                        "metadata change failed: " + error));
+        return metadataClient.submit(command);
     }
 
     @Override

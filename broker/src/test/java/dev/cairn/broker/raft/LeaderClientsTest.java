@@ -107,7 +107,7 @@ class LeaderClientsTest {
         RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
         try (LeaderClients clients = new LeaderClients(metadata::image,
                 ids -> List.of(RaftHost.peer("7", "127.0.0.1:1")), settings.toProperties(), settings.toParameters(),
-                2)) {
+                new LeaderClients.Bounds(2, LeaderClients.OUTSTANDING_REQUESTS_MAX, LeaderClients.STALLED_AFTER_MS))) {
             List<java.util.concurrent.CompletableFuture<Result>> reads = new java.util.ArrayList<>();
             for (int t = 0; t < 5; t++) {
                 reads.add(clients.query(new TopicPartition("t" + t, 0), ByteBuffer.wrap(new byte[] {1}), 50));
@@ -117,6 +117,76 @@ class LeaderClientsTest {
             }
             assertEquals(2, clients.clientReplicas().size(), "only the idle limit's worth of clients is kept");
         }
+    }
+
+    /**
+     * Ratis's ordered client blocks the sending thread while its outstanding requests are at its bound; the senders
+     * are Netty event loops, so past the bound a request is refused at once instead. Here the leader's port refuses
+     * connections, so the first two requests stay outstanding through Ratis's retries.
+     */
+    @Test
+    @Timeout(60)
+    void pastTheOutstandingBoundARequestIsRefusedAtOnce() throws Exception {
+        try (Socket reserved = new Socket()) {
+            reserved.bind(new InetSocketAddress("127.0.0.1", 0));
+            String deadLeader = "127.0.0.1:" + reserved.getLocalPort();
+            ClusterMetadata metadata = singlePartitionTopic();
+            RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+            try (LeaderClients clients = new LeaderClients(metadata::image,
+                    ids -> List.of(RaftHost.peer("7", deadLeader)), settings.toProperties(),
+                    settings.toParameters(), new LeaderClients.Bounds(LeaderClients.IDLE_CLIENTS_MAX, 2,
+                    LeaderClients.STALLED_AFTER_MS))) {
+                TopicPartition tp = new TopicPartition("orders", 0);
+                var first = clients.send(tp, ByteBuffer.wrap(new byte[] {1}), 30_000);
+                var second = clients.send(tp, ByteBuffer.wrap(new byte[] {1}), 30_000);
+                long startNanos = System.nanoTime();
+                var third = clients.send(tp, ByteBuffer.wrap(new byte[] {1}), 30_000);
+                assertTrue(third.isDone(), "refused without waiting");
+                assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) < 1_000);
+                Result.Rejected refused = assertInstanceOf(Result.Rejected.class, third.join());
+                assertEquals(dev.cairn.protocol.ErrorCode.REQUEST_TIMED_OUT, refused.error());
+                assertTrue(refused.message().contains("outstanding"), refused.message());
+                assertFalse(first.isDone() && second.isDone(), "the first two were still outstanding");
+                first.get(40, TimeUnit.SECONDS);
+                second.get(40, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
+     * A leader that takes the connection and never answers: Ratis would keep the requests for its whole retry budget
+     * (about a minute), and its ordered window answers nothing meanwhile. A call whose wait runs out after the client
+     * has ended nothing for the stall bound (lowered here to 200 ms) drops that client, so the next call starts afresh;
+     * a call whose wait runs out sooner does not.
+     */
+    @Test
+    @Timeout(60)
+    void aClientThatAnswersNothingForAWholeCallIsReplaced() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            String silentLeader = "127.0.0.1:" + silent.getLocalPort();
+            ClusterMetadata metadata = singlePartitionTopic();
+            RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+            try (LeaderClients clients = new LeaderClients(metadata::image,
+                    ids -> List.of(RaftHost.peer("7", silentLeader)), settings.toProperties(),
+                    settings.toParameters(), new LeaderClients.Bounds(LeaderClients.IDLE_CLIENTS_MAX,
+                    LeaderClients.OUTSTANDING_REQUESTS_MAX, 200))) {
+                TopicPartition tp = new TopicPartition("orders", 0);
+                assertInstanceOf(Result.Rejected.class, clients.send(tp, ByteBuffer.wrap(new byte[] {1}), 50)
+                        .get(40, TimeUnit.SECONDS));
+                assertEquals(1, clients.clientReplicas().size(), "a wait shorter than the stall bound keeps it");
+                assertInstanceOf(Result.Rejected.class, clients.send(tp, ByteBuffer.wrap(new byte[] {1}), 400)
+                        .get(40, TimeUnit.SECONDS));
+                assertEquals(Map.of(), clients.clientReplicas(), "the stalled client is no longer kept");
+            }
+        }
+    }
+
+    private static ClusterMetadata singlePartitionTopic() {
+        ClusterMetadata metadata = new ClusterMetadata(change -> { });
+        metadata.apply(1, new MetadataCommand.CreateTopic(new TopicInfo("orders", UUID.randomUUID(),
+                List.of(List.of(7)), Map.of())));
+        return metadata;
     }
 
     /** The Ratis client named in a failure's message ("client-" and hex digits). */
