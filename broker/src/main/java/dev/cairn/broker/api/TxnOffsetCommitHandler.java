@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,6 +37,15 @@ import java.util.function.LongSupplier;
  * member and generation are checked as OffsetCommit checks them; earlier versions carry none.
  */
 public final class TxnOffsetCommitHandler implements RequestHandler {
+    /**
+     * The whole request's bound. TxnOffsetCommit has no timeout field: franz-go waits 10 s for the answer and fails
+     * the transaction for good when it does not come, so the answer comes within this, with a retriable error when a
+     * step ran out of time (the coordinator step takes at most
+     * {@link TransactionCoordinator#REQUEST_SUBMIT_TIMEOUT_MS}, the offsets get what is left, at most
+     * {@link OffsetCommitHandler#OFFSET_COMMIT_TIMEOUT_MS}).
+     */
+    static final long REQUEST_TIMEOUT_MS = 8_000;
+
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
     private final GroupCoordinator groups;
@@ -89,6 +99,7 @@ public final class TxnOffsetCommitHandler implements RequestHandler {
         long producerId = body.get(TxnOffsetCommitRequest.PRODUCER_ID);
         short epoch = body.get(TxnOffsetCommitRequest.PRODUCER_EPOCH);
         long nowMs = clockMs.getAsLong();
+        long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUEST_TIMEOUT_MS);
         return transactions.submitViaCoordinator(transactionalId, new Command.TxnAddPartitions(transactionalId,
                 producerId, epoch, committable, true, nowMs)).thenCompose(added -> {
                     if (added.error() != ErrorCode.NONE) {
@@ -96,6 +107,7 @@ public final class TxnOffsetCommitHandler implements RequestHandler {
                         return CompletableFuture.completedFuture(response(checked));
                     }
                     List<CompletableFuture<Void>> commits = new ArrayList<>();
+                    long commitTimeoutMs = commitTimeoutMs(deadlineNanos, System.nanoTime());
                     for (TxnPartition tp : committable) {
                         Struct partition = offsets.get(tp);
                         Command commit = new Command.TxnCommitOffset(producerId, epoch, groupId,
@@ -103,7 +115,7 @@ public final class TxnOffsetCommitHandler implements RequestHandler {
                                 partition.get(TxnOffsetCommitRequestPartition.COMMITTED_LEADER_EPOCH),
                                 partition.get(TxnOffsetCommitRequestPartition.COMMITTED_METADATA), nowMs);
                         commits.add(partitions.submitViaLeader(new TopicPartition(tp.topic(), tp.partition()),
-                                commit, OffsetCommitHandler.OFFSET_COMMIT_TIMEOUT_MS)
+                                commit, commitTimeoutMs)
                                 .thenAccept(result -> {
                                     synchronized (checked) {
                                         checked.put(tp, OffsetCommitHandler.errorOf(result));
@@ -116,6 +128,12 @@ public final class TxnOffsetCommitHandler implements RequestHandler {
                         }
                     });
                 });
+    }
+
+    /** How long the offset commits may take once the coordinator step ended at {@code nowNanos}: at least 1 ms. */
+    static long commitTimeoutMs(long deadlineNanos, long nowNanos) {
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nowNanos);
+        return Math.max(1, Math.min(OffsetCommitHandler.OFFSET_COMMIT_TIMEOUT_MS, leftMs));
     }
 
     /** The error of the whole request from the group's side, or null: coordinator, then member (v3+). */

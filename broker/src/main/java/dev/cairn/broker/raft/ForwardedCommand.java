@@ -17,10 +17,14 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * sent as a Raft write, Ratis would start it on the thread that received it, racing the lane's appends, and the
  * write-once path would refuse whichever of the two entered the Raft log out of placement order.
  *
+ * <p>KIP-890 verifications are forwarded too: they are many (one per partition a transaction opens), change no state,
+ * and must not wait in Ratis's ordered client, whose window of outstanding requests stalled for tens of seconds at a
+ * time under three-broker load (LeaderClients sends queries unordered).
+ *
  * <p>Layout: format version, {@link #QUERY_FORWARDED_COMMAND} (query tags 1-3 are CommandCodec's and PlacementCodec's),
  * the submit timeout in milliseconds (int), then the command as CommandCodec encodes it. A retried query may submit
  * its command twice; only commands whose repetition is harmless are forwarded (a second marker of a transaction
- * already ended is a control batch with no transaction to end).
+ * already ended is a control batch with no transaction to end; a second verification changes nothing).
  */
 final class ForwardedCommand {
     static final byte QUERY_FORWARDED_COMMAND = 4;
@@ -35,9 +39,12 @@ final class ForwardedCommand {
     private ForwardedCommand() {
     }
 
-    /** Whether the leader places {@code command} itself, so another broker must forward it rather than write it. */
-    static boolean placedByLeader(Command command) {
-        return command instanceof Command.TxnMarker;
+    /**
+     * Whether another broker forwards {@code command} rather than writing it: the leader places it itself (a
+     * marker), or it is a verification (see above).
+     */
+    static boolean forwarded(Command command) {
+        return command instanceof Command.TxnMarker || command instanceof Command.TxnVerify;
     }
 
     static ByteBuffer encode(Command command, long timeoutMs) {
@@ -64,7 +71,7 @@ final class ForwardedCommand {
         } catch (CommandFormatException e) {
             return answer(new Result.Rejected(ErrorCode.INVALID_REQUEST, "forwarded command: " + e.getMessage()));
         }
-        if (!placedByLeader(command) || timeoutMs <= 0) {
+        if (!forwarded(command) || timeoutMs <= 0) {
             return answer(new Result.Rejected(ErrorCode.INVALID_REQUEST, "forwarded command refused: "
                     + command.getClass().getSimpleName() + " with timeout " + timeoutMs + " ms"));
         }

@@ -114,10 +114,14 @@ final class LeaderClients implements Closeable {
                 timeoutMs);
     }
 
-    /** Asks the group's leader a read-only query. */
+    /**
+     * Asks the group's leader a read-only query, unordered: a query needs no order among this broker's requests (each
+     * is answered from the leader's applied state, a forwarded command through its lane), and Ratis's ordered window
+     * holds every later request behind one that goes unanswered.
+     */
     CompletableFuture<Result> query(TopicPartition tp, ByteBuffer query, long timeoutMs) {
-        return call(tp, client -> client.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))),
-                timeoutMs);
+        return call(tp, client -> client.async().sendReadOnlyUnordered(
+                Message.valueOf(UnsafeByteOperations.unsafeWrap(query))), timeoutMs);
     }
 
     /** A read-only query whose answer is taken as it comes (not a Result); fails when the leader cannot answer. */
@@ -126,7 +130,7 @@ final class LeaderClients implements Closeable {
         if (group.isEmpty()) {
             return CompletableFuture.failedFuture(new IllegalStateException(tp + " is not in the metadata"));
         }
-        return exchange(tp, group.get(), client -> client.async().sendReadOnly(
+        return exchange(tp, group.get(), client -> client.async().sendReadOnlyUnordered(
                 Message.valueOf(UnsafeByteOperations.unsafeWrap(query))), timeoutMs).thenApply(reply -> {
                     if (!reply.isSuccess()) {
                         throw new IllegalStateException(tp + ": the leader did not answer: " + reply.getException());
@@ -163,10 +167,10 @@ final class LeaderClients implements Closeable {
             release(kept);
             if (closedForGood(error)) {
                 discard(group.gid(), kept);
-            } else if (error instanceof TimeoutException && kept.stalledFor(stalledAfterNanos)) {
-                LOG.warn("{}: the Raft client to its leader has ended none of its {} outstanding requests for {} ms;"
-                        + " replacing it", tp, kept.outstanding(), TimeUnit.NANOSECONDS.toMillis(stalledAfterNanos));
-                discard(group.gid(), kept);
+            } else if (error instanceof TimeoutException && kept.stalledFor(stalledAfterNanos)
+                    && discard(group.gid(), kept)) {
+                LOG.warn("{}: the Raft client to its leader had ended none of its {} outstanding requests for {} ms;"
+                        + " replaced it", tp, kept.outstanding(), TimeUnit.NANOSECONDS.toMillis(stalledAfterNanos));
             }
         });
     }
@@ -283,8 +287,11 @@ final class LeaderClients implements Closeable {
         return replicas;
     }
 
-    /** Drops a closed client unless another request already replaced it; closing waits for no network thread. */
-    private void discard(UUID gid, KeptClient client) {
+    /**
+     * Drops the kept client unless another request already replaced it, and says whether it did; closing waits for no
+     * network thread.
+     */
+    private boolean discard(UUID gid, KeptClient client) {
         boolean[] dropped = new boolean[1];
         clients.computeIfPresent(gid, (id, kept) -> {
             dropped[0] = kept == client;
@@ -293,6 +300,7 @@ final class LeaderClients implements Closeable {
         if (dropped[0]) {
             closeLater(gid, client.client());
         }
+        return dropped[0];
     }
 
     private static void closeLater(UUID gid, RaftClient client) {

@@ -244,8 +244,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         if (leadership(tp).local()) {
             return submit(tp, command, timeoutMs);
         }
-        // A command the leader places goes to its submit lane (ForwardedCommand); a write would start off the lane.
-        return ForwardedCommand.placedByLeader(command)
+        // A command the leader places, or a verification, goes to its submit lane (ForwardedCommand).
+        return ForwardedCommand.forwarded(command)
                 ? leaderClients.query(tp, ForwardedCommand.encode(command, timeoutMs), timeoutMs)
                 : leaderClients.send(tp, CommandCodec.encode(command), timeoutMs);
     }

@@ -49,10 +49,12 @@ class ForwardedCommandTest {
     }
 
     @Test
-    void onlyCommandsTheLeaderPlacesAreForwarded() {
-        assertTrue(ForwardedCommand.placedByLeader(MARKER));
+    void onlyMarkersAndVerificationsAreForwarded() {
+        assertTrue(ForwardedCommand.forwarded(MARKER));
+        assertTrue(ForwardedCommand.forwarded(new Command.TxnVerify("t", 5, (short) 0,
+                new dev.cairn.broker.partition.TxnPartition("orders", 0))));
         Command commit = new Command.CommitOffset("g", 5, 1, "", 0);
-        assertFalse(ForwardedCommand.placedByLeader(commit));
+        assertFalse(ForwardedCommand.forwarded(commit));
         Result result = decode(ForwardedCommand.handle(ForwardedCommand.encode(commit, 1_000), this::submit));
         assertEquals(ErrorCode.INVALID_REQUEST, assertInstanceOf(Result.Rejected.class, result).error());
         assertTrue(submitted.isEmpty());
