@@ -16,13 +16,14 @@ import java.util.concurrent.TimeUnit;
  * Counts and times every request by API ({@code cairn_requests_total{api="Produce"}},
  * {@code cairn_request_latency_seconds{api="Produce"}}): latency runs from the decoded request to its response
  * body being ready (long-polling fetches included), before encoding. Meters exist from start for every API, so
- * a scrape shows zeros rather than missing series.
+ * a scrape shows zeros rather than missing series. A request slower than {@link SlowRequestLog#SLOW_MS} is logged.
  */
 public final class MeteredRequestHandler implements RequestHandler {
     private final RequestHandler delegate;
     private final Map<ApiKey, Counter> requests = new EnumMap<>(ApiKey.class);
     private final ResponseMeters responses;
     private final Map<ApiKey, Timer> latencies = new EnumMap<>(ApiKey.class);
+    private final SlowRequestLog slowRequests = new SlowRequestLog();
 
     public MeteredRequestHandler(RequestHandler delegate, BrokerMetrics metrics) {
         this.delegate = delegate;
@@ -44,7 +45,9 @@ public final class MeteredRequestHandler implements RequestHandler {
         Timer latency = latencies.get(api);
         CompletableFuture<Struct> response = delegate.handle(context, request);
         response.whenComplete((body, error) -> {
-            latency.record(System.nanoTime() - startNs, TimeUnit.NANOSECONDS);
+            long elapsedNs = System.nanoTime() - startNs;
+            latency.record(elapsedNs, TimeUnit.NANOSECONDS);
+            slowRequests.record(context, request, elapsedNs);
             if (error == null) {
                 responses.record(api, request.body(), body);
             }
