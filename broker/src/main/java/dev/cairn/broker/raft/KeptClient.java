@@ -2,10 +2,14 @@ package dev.cairn.broker.raft;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.util.TimeDuration;
 
 /**
  * A Raft client {@link LeaderClients} keeps for one partition group: the replicas it was built for, how many calls
@@ -23,6 +27,15 @@ import org.apache.ratis.protocol.RaftClientReply;
  * {@linkplain #stalledFor stalled}; {@link LeaderClients} then replaces it, and closing it ends what it held.
  */
 final class KeptClient {
+    /**
+     * How long Ratis's client waits for one attempt's reply. Ratis's default (3 s) is shorter than a request may take
+     * under load, and each attempt that times out makes Ratis reset the connection to that peer, failing every other
+     * request on it and closing the old channel on a shared timer thread (a graceful close that waits seconds): under
+     * three-broker load the resets fed each other and a client answered nothing for tens of seconds. Callers bound
+     * their own waits (seconds); a leader that is gone refuses at once or is replaced by Ratis's election first.
+     */
+    static final long ATTEMPT_TIMEOUT_MS = 10_000;
+
     private final RaftClient client;
     private final List<Integer> replicas;
     private final int outstandingMax;
@@ -40,6 +53,16 @@ final class KeptClient {
         this.client = client;
         this.replicas = replicas;
         this.outstandingMax = outstandingMax;
+    }
+
+    /** Ratis client properties for clients kept this way: {@code base} with the bounds above. */
+    static RaftProperties clientProperties(RaftProperties base, int outstandingMax) {
+        RaftProperties properties = new RaftProperties(base);
+        // One above ours: Ratis's ordered client may also send one watch request of its own when it starts.
+        RaftClientConfigKeys.Async.setOutstandingRequestsMax(properties, outstandingMax + 1);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(properties,
+                TimeDuration.valueOf(ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+        return properties;
     }
 
     RaftClient client() {

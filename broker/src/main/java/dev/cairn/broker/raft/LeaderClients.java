@@ -22,7 +22,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
@@ -100,8 +99,7 @@ final class LeaderClients implements Closeable {
             RaftProperties properties, Parameters parameters, Bounds bounds) {
         this.images = images;
         this.peers = peers;
-        this.properties = new RaftProperties(properties);
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(this.properties, bounds.outstandingMax() + 1);
+        this.properties = KeptClient.clientProperties(properties, bounds.outstandingMax());
         this.parameters = parameters;
         this.idleClientsMax = bounds.idleClientsMax();
         this.outstandingMax = bounds.outstandingMax();

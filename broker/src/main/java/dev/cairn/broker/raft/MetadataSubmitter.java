@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
@@ -33,8 +32,7 @@ final class MetadataSubmitter implements Closeable {
 
     MetadataSubmitter(RaftGroup group, RaftProperties properties, Parameters parameters,
             AppliedIndexWaiters applied) {
-        RaftProperties bounded = new RaftProperties(properties);
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(bounded, OUTSTANDING_MAX + 1);
+        RaftProperties bounded = KeptClient.clientProperties(properties, OUTSTANDING_MAX);
         this.client = RaftClient.newBuilder().setRaftGroup(group).setProperties(bounded).setParameters(parameters)
                 .build();
         this.sends = new KeptClient(client, List.of(), OUTSTANDING_MAX);
