@@ -4,7 +4,8 @@
 # Needs Go (franz-go's source comes through the Go module proxy; nothing of it is kept in this repository), a JDK and
 # Maven. The tests in skip.txt are left out, each with its reason; tests franz-go skips itself are listed as skipped.
 # FRANZ_GO_RUN=regexp runs only the matching tests (go test -run), e.g. FRANZ_GO_RUN='^TestGroupETL$'.
-# FRANZ_GO_LOGS=dir keeps the brokers' logs and go test's output there.
+# FRANZ_GO_LOGS=dir keeps the brokers' logs and go test's output there; FRANZ_GO_LOG_LEVEL=info|debug turns on
+# franz-go's own client log in that output (none by default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -94,7 +95,7 @@ echo "franz-go $version kgo tests against $brokers Cairn broker(s) at $seeds"
 
 skip=$(grep -v '^#' clients/franz-go/skip.txt | cut -f1 | grep . | paste -sd'|')
 status=0
-(cd "$work/franz-go" && KGO_SEEDS="$seeds" KGO_TEST_RF="$brokers" KGO_LOG_LEVEL=none \
+(cd "$work/franz-go" && KGO_SEEDS="$seeds" KGO_TEST_RF="$brokers" KGO_LOG_LEVEL="${FRANZ_GO_LOG_LEVEL:-none}" \
   go test -count=1 -v -timeout "$test_timeout" -run "$run_filter" -skip "^($skip)\$" ./pkg/kgo) >"$work/go-test.log" 2>&1 || status=$?
 
 passed=$(grep -c '^--- PASS' "$work/go-test.log" || true)
