@@ -31,6 +31,8 @@ public final class AppendPlanner {
     private long appendedEnd;
     /** KIP-890's admission of batches that open a transaction; null when not checked (tests, replicas' replay). */
     private TransactionVerifications verifications;
+    /** The term the verifications were last reset for (an invalidated view forgets its term, this does not). */
+    private long verifiedTerm = -1;
 
     /** Whether the view is built for {@code currentTerm} and still trusted. */
     public synchronized boolean isCurrent(long currentTerm) {
@@ -54,7 +56,8 @@ public final class AppendPlanner {
             java.util.Set<Long> openProducers, TransactionVerifications checked) {
         reset(currentTerm, highWatermark, committedProducers);
         verifications = checked;
-        checked.reset(openProducers);
+        checked.reset(openProducers, currentTerm == verifiedTerm);
+        verifiedTerm = currentTerm;
     }
 
     /** Takes in a placement already in the Raft log, after the applied state the view was reset to. */

@@ -93,14 +93,22 @@ public final class TransactionVerifications {
     }
 
     /**
-     * The planner was rebuilt from the applied state (a new term, or after a refused placement): the producers with
-     * a transaction open there. Registrations are dropped: markers another leader placed meanwhile never passed
+     * The planner was rebuilt from the applied state: the producers with a transaction open there (the placements
+     * after it follow by replay, through {@link #onPlaced}).
+     *
+     * <p>In a new term the registrations are dropped: markers another leader placed meanwhile never passed
      * {@link #onPlaced} here, so a batch verified before cannot be trusted; refused, it is retried and verified anew.
+     * Within the same term (a placement was refused or cancelled, and the view is rebuilt) they are kept: every marker
+     * of the term was placed by this leader and cancelled its producer's registrations as it was placed. Dropping
+     * them there too refused every batch whose verification was out at each rebuild, and under three-broker load the
+     * retried batches met the next rebuild in turn: transactions could not write for a minute and timed out.
      */
-    synchronized void reset(Set<Long> producerIds) {
+    synchronized void reset(Set<Long> producerIds, boolean sameTerm) {
         open.clear();
         open.addAll(producerIds);
-        pending.clear();
-        byProducer.clear();
+        if (!sameTerm) {
+            pending.clear();
+            byProducer.clear();
+        }
     }
 }

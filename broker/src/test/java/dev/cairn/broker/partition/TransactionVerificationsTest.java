@@ -73,6 +73,30 @@ class TransactionVerificationsTest {
         assertInstanceOf(AppendAt.class, plan(2, 0));
     }
 
+    /**
+     * A view rebuilt within its term (a placement was refused or cancelled) keeps the registrations: the leader placed
+     * every marker of the term itself. Dropping them refused every batch whose verification was out at each rebuild.
+     */
+    @Test
+    void aRebuildWithinTheTermKeepsRegistrations() {
+        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        verifications.register(PRODUCER, (short) 0, 0);
+        planner.invalidate();
+        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        assertInstanceOf(AppendAt.class, plan(2, 0), "verified in this term, no marker since");
+    }
+
+    /** A marker of the term that is not applied yet comes back by replay on such a rebuild, and still cancels. */
+    @Test
+    void aReplayedMarkerCancelsOnARebuildWithinTheTerm() {
+        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        verifications.register(PRODUCER, (short) 0, 0);
+        planner.invalidate();
+        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.replay(new AppendAt(0, 5_000L, 100, 0, 0, PRODUCER, (short) 0, -1, -1, 5_000L, TxnRole.ABORT));
+        assertInstanceOf(AppendRefused.class, plan(2, 0));
+    }
+
     @Test
     void openTransactionsAreBounded() {
         for (long producer = 0; producer < TransactionVerifications.OPEN_MAX; producer++) {
