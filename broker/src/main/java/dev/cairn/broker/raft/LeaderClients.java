@@ -54,9 +54,12 @@ final class LeaderClients implements Closeable {
     static final int IDLE_CLIENTS_MAX = 256;
     /**
      * Requests one kept client may have outstanding; past it a request is refused at once (see {@link KeptClient}).
-     * Ratis's own bound is set one above, so that a send never waits for a Ratis permit.
+     * Ratis's own bound is set one above, so that a send never waits for a Ratis permit. Every KIP-890 verification
+     * for one coordinator partition from this broker goes through one client: at 64, three-broker franz-go runs had
+     * verifications refused at once for long stretches (batches answered NOT_ENOUGH_REPLICAS within a second, over
+     * and over, until their transactions timed out). Requests are small commands, so this bounds little memory.
      */
-    static final int OUTSTANDING_REQUESTS_MAX = 64;
+    static final int OUTSTANDING_REQUESTS_MAX = 1_024;
     /**
      * A client that has ended none of its outstanding requests for this long, when a call's wait runs out, is
      * replaced: longer than a leader election and a Ratis attempt's timeout (3 s), so a failover alone does not.
