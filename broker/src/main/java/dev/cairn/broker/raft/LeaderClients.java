@@ -62,7 +62,8 @@ final class LeaderClients implements Closeable {
     static final int OUTSTANDING_REQUESTS_MAX = 1_024;
     /**
      * A client that has ended none of its outstanding requests for this long, when a call's wait runs out, is
-     * replaced: longer than a leader election and a Ratis attempt's timeout (3 s), so a failover alone does not.
+     * replaced: longer than a leader election, and as long as one Ratis attempt
+     * ({@link KeptClient#ATTEMPT_TIMEOUT_MS}), so a failover alone does not.
      */
     static final long STALLED_AFTER_MS = 10_000;
 
