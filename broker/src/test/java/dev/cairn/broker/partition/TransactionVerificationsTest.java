@@ -79,22 +79,24 @@ class TransactionVerificationsTest {
      */
     @Test
     void aRebuildWithinTheTermKeepsRegistrations() {
-        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
-        verifications.register(PRODUCER, (short) 0, 0);
-        planner.invalidate();
-        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        registerThenRebuildWithinTerm(4);
         assertInstanceOf(AppendAt.class, plan(2, 0), "verified in this term, no marker since");
     }
 
     /** A marker of the term that is not applied yet comes back by replay on such a rebuild, and still cancels. */
     @Test
     void aReplayedMarkerCancelsOnARebuildWithinTheTerm() {
-        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
-        verifications.register(PRODUCER, (short) 0, 0);
-        planner.invalidate();
-        planner.reset(4, 0, new ProducerStateTable(), Set.of(), verifications);
+        registerThenRebuildWithinTerm(4);
         planner.replay(new AppendAt(0, 5_000L, 100, 0, 0, PRODUCER, (short) 0, -1, -1, 5_000L, TxnRole.ABORT));
         assertInstanceOf(AppendRefused.class, plan(2, 0));
+    }
+
+    /** Registers the producer's first batch in {@code term}, then has the view invalidated and rebuilt in it. */
+    private void registerThenRebuildWithinTerm(long term) {
+        planner.reset(term, 0, new ProducerStateTable(), Set.of(), verifications);
+        verifications.register(PRODUCER, (short) 0, 0);
+        planner.invalidate();
+        planner.reset(term, 0, new ProducerStateTable(), Set.of(), verifications);
     }
 
     @Test

@@ -49,9 +49,7 @@ class LeaderClientsTest {
         try (Socket reserved = new Socket()) {
             reserved.bind(new InetSocketAddress("127.0.0.1", 0));
             String deadLeader = "127.0.0.1:" + reserved.getLocalPort();
-            ClusterMetadata metadata = new ClusterMetadata(change -> { });
-            metadata.apply(1, new MetadataCommand.CreateTopic(new TopicInfo("orders", UUID.randomUUID(),
-                    List.of(List.of(7)), Map.of())));
+            ClusterMetadata metadata = singlePartitionTopic();
             RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
             try (LeaderClients clients = new LeaderClients(metadata::image,
                     ids -> List.of(RaftHost.peer("7", deadLeader)), settings.toProperties(),
