@@ -1,0 +1,68 @@
+package dev.cairn.raft;
+
+import java.util.List;
+
+/**
+ * The messages replicas of one group exchange (Raft figure 2, with pre-vote and quiescence). They carry no group
+ * id: the runtime that multiplexes many groups over one connection per broker pair adds it. Every message has the
+ * sender's term; a replica that sees a higher term moves to it before anything else (except a pre-vote, which
+ * changes no term).
+ */
+public sealed interface Message {
+
+    int from();
+
+    int to();
+
+    long term();
+
+    /**
+     * A candidate asks for a vote. A pre-vote ({@code preVote}) asks whether the voter would grant a vote in
+     * {@code term} (the candidate's term plus one) without anyone changing term, so that a replica that was cut off
+     * cannot depose a working leader when it comes back (Ongaro's thesis, section 9.6).
+     */
+    record VoteRequest(int from, int to, long term, long lastIndex, long lastTerm, boolean preVote)
+            implements Message {
+    }
+
+    /** The answer to a {@link VoteRequest}; {@code term} is the request's term when granted, the voter's otherwise. */
+    record VoteResponse(int from, int to, long term, boolean granted, boolean preVote) implements Message {
+    }
+
+    /**
+     * The leader's entries after {@code prevIndex}, which must hold an entry of {@code prevTerm} on the follower
+     * (Raft's consistency check), and the leader's commit index, capped at the last entry sent.
+     */
+    record AppendRequest(int from, int to, long term, long prevIndex, long prevTerm, List<Entry> entries,
+            long commitIndex) implements Message {
+
+        public AppendRequest {
+            entries = List.copyOf(entries);
+        }
+
+        long lastIndex() {
+            return prevIndex + entries.size();
+        }
+    }
+
+    /**
+     * The follower's answer to an {@link AppendRequest}. When {@code success}, {@code matchIndex} is the last index
+     * the follower now holds in agreement with the leader. When refused, {@code hintIndex} is where the follower
+     * suggests the leader look next: the highest index it may share with the leader.
+     */
+    record AppendResponse(int from, int to, long term, boolean success, long matchIndex, long hintIndex)
+            implements Message {
+    }
+
+    /**
+     * The leader is alive; {@code commitIndex} is capped at what the follower is known to hold. With {@code
+     * quiesce} the leader says it will send nothing more until there is something to replicate: the follower stops
+     * its election timer until it hears from the group again or the runtime reports the leader's broker down.
+     */
+    record Heartbeat(int from, int to, long term, long commitIndex, boolean quiesce) implements Message {
+    }
+
+    /** The follower heard a {@link Heartbeat}; {@code commitIndex} echoes the one it carried. */
+    record HeartbeatResponse(int from, int to, long term, long commitIndex) implements Message {
+    }
+}

@@ -1,0 +1,74 @@
+package dev.cairn.raft;
+
+import java.util.ArrayDeque;
+
+/**
+ * What a leader knows of one follower (Raft figure 2's nextIndex and matchIndex, with etcd-raft's probe and
+ * replicate states). Probing sends one append at a time until the follower's log matches; replicating streams
+ * appends, at most {@link RaftConfig#inflightAppendsMax()} unanswered.
+ */
+final class Progress {
+
+    enum State { PROBE, REPLICATE }
+
+    final int peer;
+    long matchIndex;
+    long nextIndex;
+    State state = State.PROBE;
+    /** A probe is out and unanswered: send no other until an answer or the next heartbeat's answer. */
+    boolean probeSent;
+    /** The last index of each unanswered append, oldest first. */
+    final ArrayDeque<Long> inflight = new ArrayDeque<>();
+    /** Heard from since the leader's last quorum check. */
+    boolean recentActive;
+    /** The highest commit index the follower has acknowledged hearing. */
+    long commitAcked;
+
+    Progress(int peer, long nextIndex) {
+        this.peer = peer;
+        this.nextIndex = nextIndex;
+    }
+
+    boolean isPaused(int inflightMax) {
+        return state == State.PROBE ? probeSent : inflight.size() >= inflightMax;
+    }
+
+    /** The follower holds everything through {@code index}; false when that is old news. */
+    boolean maybeUpdate(long index) {
+        boolean updated = index > matchIndex;
+        if (updated) {
+            matchIndex = index;
+            probeSent = false;
+        }
+        nextIndex = Math.max(nextIndex, index + 1);
+        while (!inflight.isEmpty() && inflight.peekFirst() <= index) {
+            inflight.pollFirst();
+        }
+        return updated;
+    }
+
+    void becomeProbe() {
+        state = State.PROBE;
+        probeSent = false;
+        inflight.clear();
+        nextIndex = matchIndex + 1;
+    }
+
+    void becomeReplicate() {
+        state = State.REPLICATE;
+        probeSent = false;
+        nextIndex = matchIndex + 1;
+    }
+
+    /** Records an append sent with entries through {@code lastIndex}. */
+    void onSent(long lastIndex, boolean hasEntries) {
+        if (state == State.REPLICATE) {
+            if (hasEntries) {
+                nextIndex = lastIndex + 1;
+                inflight.addLast(lastIndex);
+            }
+        } else {
+            probeSent = true;
+        }
+    }
+}

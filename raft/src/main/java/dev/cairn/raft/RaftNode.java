@@ -1,0 +1,400 @@
+package dev.cairn.raft;
+
+import dev.cairn.raft.Message.AppendRequest;
+import dev.cairn.raft.Message.AppendResponse;
+import dev.cairn.raft.Message.Heartbeat;
+import dev.cairn.raft.Message.HeartbeatResponse;
+import dev.cairn.raft.Message.VoteRequest;
+import dev.cairn.raft.Message.VoteResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * One replica of one Raft group, as a deterministic state machine in the style of etcd-raft: the runtime feeds it
+ * ticks ({@link #tick()}), messages ({@link #step(Message)}), proposals ({@link #propose(byte[])}) and failure
+ * reports ({@link #onPeerDown(int)}), and carries out the {@link Ready} it hands back. It owns no thread, reads no
+ * clock and does no I/O, so thousands of groups can share a few threads, and a seeded simulation can drive it
+ * (RaftSimulationTest). Not thread-safe: one thread at a time per group.
+ *
+ * <p>Beyond Raft's figure 2: pre-vote and leader leases (a replica that heard from its leader recently ignores
+ * votes, so a replica coming back from a partition cannot depose a working leader), check-quorum (a leader that
+ * has not heard from a majority for an election timeout steps down), and quiescence: a group whose followers are
+ * all caught up goes quiet (no heartbeats, no election timers) until the next proposal, and relies on the runtime's
+ * per-broker failure detector ({@link #onPeerDown(int)}) instead of per-group heartbeats to notice a dead leader.
+ * That is what lets an idle group cost nothing (issue 18; CockroachDB's quiesced ranges).
+ */
+public final class RaftNode {
+
+    /** No replica: replica ids start at 1. */
+    public static final int NONE = 0;
+    /** {@link #propose} refused: this replica does not lead its group. */
+    public static final long REFUSED_NOT_LEADER = -1;
+    /** {@link #propose} refused: {@link RaftConfig#uncommittedEntriesMax()} entries are already uncommitted. */
+    public static final long REFUSED_BUSY = -2;
+
+    private final int id;
+    private final List<Integer> voters;
+    private final RaftConfig config;
+    private final RandomGenerator random;
+    private final RaftLog log;
+    private final List<Message> outbox = new ArrayList<>();
+    private final Replication replication;
+    private final VoteTally votes = new VoteTally();
+    private final ReadyTracker tracker;
+
+    private long term;
+    private int votedFor;
+    private long commitIndex;
+    private Role role = Role.FOLLOWER;
+    private int leader = NONE;
+    private int electionElapsed;
+    private int heartbeatElapsed;
+    private int randomizedElectionTicks;
+    private boolean quiesced;
+    private boolean leaderDown;
+
+    private RaftNode(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, HardState hardState,
+            List<Entry> entries, long appliedIndex) {
+        Invariant.check(id != NONE && voters.contains(id), "replica %s is not among the voters %s", id, voters);
+        this.id = id;
+        this.voters = List.copyOf(voters);
+        this.config = config;
+        this.random = random;
+        this.log = new RaftLog(entries);
+        this.replication = new Replication(id, config, log, outbox);
+        Invariant.check(hardState.commitIndex() <= log.lastIndex(), "commit index %s beyond the log's end %s",
+                hardState.commitIndex(), log.lastIndex());
+        this.term = hardState.term();
+        this.votedFor = hardState.votedFor();
+        this.commitIndex = hardState.commitIndex();
+        this.tracker = new ReadyTracker(log, outbox, hardState, appliedIndex);
+        resetElectionTimer();
+    }
+
+    /**
+     * A replica started from what its runtime persisted ({@link HardState#INITIAL} and no entries for a new one),
+     * with its state machine holding every entry through {@code appliedIndex}. It starts as a follower that knows no
+     * leader; {@code random} (seeded in tests) spreads election timeouts.
+     */
+    public static RaftNode start(int id, List<Integer> voters, RaftConfig config, RandomGenerator random,
+            HardState hardState, List<Entry> entries, long appliedIndex) {
+        return new RaftNode(id, voters, config, random, hardState, entries, appliedIndex);
+    }
+
+    public RaftStatus status() {
+        return new RaftStatus(id, role, leader, term, commitIndex, log.lastIndex(), quiesced);
+    }
+
+    public long termAt(long raftIndex) {
+        return log.termAt(raftIndex);
+    }
+
+    /** One tick of the runtime's clock. */
+    public void tick() {
+        if (quiesced) {
+            return;
+        }
+        if (role == Role.LEADER) {
+            tickLeader();
+        } else if (++electionElapsed >= randomizedElectionTicks) {
+            campaign(true);
+        }
+    }
+
+    private void tickLeader() {
+        if (++electionElapsed >= config.electionTicks()) {
+            electionElapsed = 0;
+            if (!replication.checkQuorumActive(majority())) {
+                becomeFollower(term, NONE);
+                return;
+            }
+        }
+        if (++heartbeatElapsed >= config.heartbeatTicks()) {
+            heartbeatElapsed = 0;
+            quiesced = replication.maybeQuiesce(commitIndex);
+            replication.sendHeartbeats(term, commitIndex, quiesced);
+        }
+    }
+
+    /**
+     * The runtime's failure detector says the broker of replica {@code peer} is unreachable. A follower whose leader
+     * that is wakes and may campaign; a leader wakes so that it checks its quorum again.
+     */
+    public void onPeerDown(int peer) {
+        if (role == Role.LEADER) {
+            wake();
+        } else if (peer == leader) {
+            leaderDown = true;
+            quiesced = false;
+        }
+    }
+
+    /**
+     * Appends a command to the log, when this replica leads: its index, which commits or is lost (a later leader may
+     * replace it; the runtime learns which when an entry of that index applies), or a REFUSED_ code.
+     */
+    public long propose(byte[] data) {
+        if (role != Role.LEADER) {
+            return REFUSED_NOT_LEADER;
+        }
+        if (log.lastIndex() - commitIndex >= config.uncommittedEntriesMax()) {
+            return REFUSED_BUSY;
+        }
+        wake();
+        long raftIndex = log.lastIndex() + 1;
+        log.append(new Entry(term, raftIndex, data.clone()));
+        replication.sendAppends(term, commitIndex);
+        return raftIndex;
+    }
+
+    private void wake() {
+        quiesced = false;
+        replication.resetQuiesceCount();
+    }
+
+    /** Takes one message from a replica of this group. Messages from replicas outside it are dropped. */
+    public void step(Message message) {
+        Invariant.check(message.to() == id, "message for %s stepped into %s", message.to(), id);
+        if (!voters.contains(message.from()) || message.from() == id) {
+            return;
+        }
+        if (message.term() > term) {
+            if (!stepHigherTerm(message)) {
+                return;
+            }
+        } else if (message.term() < term) {
+            answerStaleTerm(message);
+            return;
+        }
+        if (message instanceof VoteRequest request) {
+            onVoteRequest(request);
+        } else if (message instanceof VoteResponse response) {
+            onVoteResponse(response);
+        } else if (message instanceof AppendRequest request) {
+            onAppendRequest(request);
+        } else if (message instanceof AppendResponse response) {
+            onAppendResponse(response);
+        } else if (message instanceof Heartbeat heartbeat) {
+            onHeartbeat(heartbeat);
+        } else if (message instanceof HeartbeatResponse response) {
+            onHeartbeatResponse(response);
+        }
+    }
+
+    /** A message of a later term: move to it, unless it is a vote request inside a lease. False: drop the message. */
+    private boolean stepHigherTerm(Message message) {
+        if (message instanceof VoteRequest request) {
+            if (inLease()) {
+                if (role == Role.LEADER) {
+                    wake();
+                }
+                return false;
+            }
+            if (!request.preVote()) {
+                becomeFollower(message.term(), NONE);
+            }
+        } else if (message instanceof VoteResponse response && response.preVote() && response.granted()) {
+            return true;
+        } else if (message instanceof AppendRequest || message instanceof Heartbeat) {
+            becomeFollower(message.term(), message.from());
+        } else {
+            becomeFollower(message.term(), NONE);
+        }
+        return true;
+    }
+
+    /** Tells a deposed leader or a stale pre-candidate the current term, which makes it step down. */
+    private void answerStaleTerm(Message message) {
+        if (message instanceof AppendRequest || message instanceof Heartbeat) {
+            send(new AppendResponse(id, message.from(), term, false, 0, 0));
+        } else if (message instanceof VoteRequest request && request.preVote()) {
+            send(new VoteResponse(id, message.from(), term, false, true));
+        }
+    }
+
+    /** Heard from a live leader within an election timeout, or from a quiet one whose broker is not reported down. */
+    private boolean inLease() {
+        if (role == Role.LEADER) {
+            return true;
+        }
+        return leader != NONE && !leaderDown && (quiesced || electionElapsed < config.electionTicks());
+    }
+
+    private void onVoteRequest(VoteRequest request) {
+        boolean canVote = votedFor == request.from() || votedFor == NONE && leader == NONE
+                || request.preVote() && request.term() > term;
+        boolean granted = canVote && log.isUpToDate(request.lastIndex(), request.lastTerm());
+        if (granted && !request.preVote()) {
+            votedFor = request.from();
+            electionElapsed = 0;
+        }
+        send(new VoteResponse(id, request.from(), granted ? request.term() : term, granted, request.preVote()));
+    }
+
+    private void onVoteResponse(VoteResponse response) {
+        // A granted pre-vote carries the term it was asked for; one from an earlier round (an older term) must not
+        // count in this one.
+        boolean counts = role == Role.PRE_CANDIDATE && response.preVote()
+                && (response.term() == term + 1 || !response.granted())
+                || role == Role.CANDIDATE && !response.preVote();
+        if (!counts) {
+            return;
+        }
+        switch (votes.record(response.from(), response.granted(), majority())) {
+            case WON -> won();
+            case LOST -> becomeFollower(term, NONE);
+            default -> { }
+        }
+    }
+
+    private void won() {
+        if (role == Role.PRE_CANDIDATE) {
+            campaign(false);
+        } else {
+            becomeLeader();
+        }
+    }
+
+    private void campaign(boolean preVote) {
+        votes.clear();
+        leader = NONE;
+        leaderDown = false;
+        resetElectionTimer();
+        long voteTerm;
+        if (preVote) {
+            role = Role.PRE_CANDIDATE;
+            voteTerm = term + 1;
+        } else {
+            role = Role.CANDIDATE;
+            term++;
+            votedFor = id;
+            voteTerm = term;
+        }
+        for (int voter : voters) {
+            if (voter != id) {
+                send(new VoteRequest(id, voter, voteTerm, log.lastIndex(), log.lastTerm(), preVote));
+            }
+        }
+        if (votes.record(id, true, majority()) == VoteTally.Outcome.WON) {
+            won();
+        }
+    }
+
+    private void becomeFollower(long newTerm, int newLeader) {
+        if (newTerm > term) {
+            term = newTerm;
+            votedFor = NONE;
+        }
+        role = Role.FOLLOWER;
+        leader = newLeader;
+        leaderDown = false;
+        quiesced = false;
+        replication.stop();
+        votes.clear();
+        resetElectionTimer();
+    }
+
+    private void becomeLeader() {
+        role = Role.LEADER;
+        leader = id;
+        wake();
+        votes.clear();
+        electionElapsed = 0;
+        heartbeatElapsed = 0;
+        replication.start(voters);
+        // Raft section 5.4.2: entries of earlier terms commit only with one of the leader's own term.
+        log.append(new Entry(term, log.lastIndex() + 1, Entry.NO_DATA));
+        replication.sendAppends(term, commitIndex);
+        maybeCommit();
+    }
+
+    private void onAppendRequest(AppendRequest request) {
+        followLeader(request.from());
+        if (request.prevIndex() < commitIndex) {
+            send(new AppendResponse(id, request.from(), term, true, commitIndex, 0));
+            return;
+        }
+        if (!log.matches(request.prevIndex(), request.prevTerm())) {
+            long hint = log.conflictHint(request.prevIndex(), request.prevTerm(), commitIndex);
+            send(new AppendResponse(id, request.from(), term, false, 0, hint));
+            return;
+        }
+        long last = log.appendFromLeader(request.prevIndex(), request.entries(), commitIndex);
+        commitIndex = Math.max(commitIndex, Math.min(request.commitIndex(), last));
+        send(new AppendResponse(id, request.from(), term, true, last, 0));
+    }
+
+    private void onHeartbeat(Heartbeat heartbeat) {
+        followLeader(heartbeat.from());
+        commitIndex = Math.max(commitIndex, Math.min(heartbeat.commitIndex(), log.lastIndex()));
+        quiesced = heartbeat.quiesce();
+        send(new HeartbeatResponse(id, heartbeat.from(), term, heartbeat.commitIndex()));
+    }
+
+    private void followLeader(int from) {
+        if (role != Role.FOLLOWER || leader != from) {
+            becomeFollower(term, from);
+        }
+        electionElapsed = 0;
+        leaderDown = false;
+        quiesced = false;
+    }
+
+    private void onAppendResponse(AppendResponse response) {
+        if (role == Role.LEADER && replication.isFollower(response.from())
+                && replication.onAppendResponse(response, term, commitIndex) && maybeCommit()) {
+            replication.sendCommit(term, commitIndex);
+        }
+    }
+
+    private void onHeartbeatResponse(HeartbeatResponse response) {
+        if (role == Role.LEADER && replication.isFollower(response.from())) {
+            replication.onHeartbeatResponse(response, term, commitIndex);
+        }
+    }
+
+    /** Raft section 5.3-5.4: commit the highest index a majority holds, if it is of the current term. */
+    private boolean maybeCommit() {
+        long candidate = replication.majorityMatchIndex(majority());
+        if (candidate > commitIndex && log.termAt(candidate) == term) {
+            commitIndex = candidate;
+            return true;
+        }
+        return false;
+    }
+
+    private int majority() {
+        return voters.size() / 2 + 1;
+    }
+
+    private void resetElectionTimer() {
+        electionElapsed = 0;
+        randomizedElectionTicks = config.electionTicks() + random.nextInt(config.electionTicks());
+    }
+
+    private void send(Message message) {
+        outbox.add(message);
+    }
+
+    /** Whether {@link #ready()} has anything for the runtime to do. */
+    public boolean hasReady() {
+        return tracker.hasReady(hardState());
+    }
+
+    /** What the runtime must do now (see {@link Ready}); call {@link #advance} once it is done. */
+    public Ready ready() {
+        return tracker.ready(hardState());
+    }
+
+    /** The runtime carried out {@code ready}: its hard state and entries are persisted, its entries applied. */
+    public void advance(Ready ready) {
+        if (tracker.advance(ready) && role == Role.LEADER && maybeCommit()) {
+            replication.sendCommit(term, commitIndex);
+        }
+    }
+
+    private HardState hardState() {
+        return new HardState(term, votedFor, commitIndex);
+    }
+}

@@ -1,0 +1,158 @@
+package dev.cairn.raft;
+
+import dev.cairn.raft.Message.AppendRequest;
+import dev.cairn.raft.Message.AppendResponse;
+import dev.cairn.raft.Message.Heartbeat;
+import dev.cairn.raft.Message.HeartbeatResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A leader's side of log replication (Raft section 5.3): what it knows of each follower ({@link Progress}), the
+ * appends and heartbeats it sends them, and what their answers tell it. {@link RaftNode} owns the term and the
+ * commit index and passes them in; this class only reads the log.
+ */
+final class Replication {
+
+    private final int id;
+    private final RaftConfig config;
+    private final RaftLog log;
+    private final List<Message> outbox;
+    private final Map<Integer, Progress> followers = new LinkedHashMap<>();
+    /** Heartbeat ticks in a row with the group caught up: {@link #maybeQuiesce} goes quiet past quiesceAfterTicks. */
+    private int caughtUpTicks;
+
+    Replication(int id, RaftConfig config, RaftLog log, List<Message> outbox) {
+        this.id = id;
+        this.config = config;
+        this.log = log;
+        this.outbox = outbox;
+    }
+
+    /** A new leader knows nothing of its followers: it probes each from the end of its own log. */
+    void start(List<Integer> voters) {
+        followers.clear();
+        caughtUpTicks = 0;
+        for (int voter : voters) {
+            if (voter != id) {
+                followers.put(voter, new Progress(voter, log.lastIndex() + 1));
+            }
+        }
+    }
+
+    void stop() {
+        followers.clear();
+    }
+
+    boolean isFollower(int peer) {
+        return followers.containsKey(peer);
+    }
+
+    /** Sends every follower whose window is open what it lacks. */
+    void sendAppends(long term, long commitIndex) {
+        followers.values().forEach(p -> maybeSendAppend(p, term, commitIndex));
+    }
+
+    /** Tells followers that hold newly committed entries about them, so they apply them sooner. */
+    void sendCommit(long term, long commitIndex) {
+        for (Progress p : followers.values()) {
+            if (p.matchIndex > p.commitAcked) {
+                maybeSendAppend(p, term, commitIndex);
+            }
+        }
+    }
+
+    void sendHeartbeats(long term, long commitIndex, boolean quiesce) {
+        for (Progress p : followers.values()) {
+            outbox.add(new Heartbeat(id, p.peer, term, Math.min(p.matchIndex, commitIndex), quiesce));
+        }
+    }
+
+    /** An answer to an append; true when the follower now holds more than the leader knew. */
+    boolean onAppendResponse(AppendResponse response, long term, long commitIndex) {
+        Progress p = followers.get(response.from());
+        p.recentActive = true;
+        boolean progressed = false;
+        if (response.success()) {
+            progressed = p.maybeUpdate(response.matchIndex());
+            if (progressed && p.state == Progress.State.PROBE) {
+                p.becomeReplicate();
+            }
+            while (p.nextIndex <= log.lastIndex() && !p.isPaused(config.inflightAppendsMax())) {
+                maybeSendAppend(p, term, commitIndex);
+            }
+        } else if (response.hintIndex() >= p.matchIndex) {
+            p.becomeProbe();
+            p.nextIndex = Math.max(p.matchIndex + 1, response.hintIndex() + 1);
+            maybeSendAppend(p, term, commitIndex);
+        }
+        return progressed;
+    }
+
+    void onHeartbeatResponse(HeartbeatResponse response, long term, long commitIndex) {
+        Progress p = followers.get(response.from());
+        p.recentActive = true;
+        p.commitAcked = Math.max(p.commitAcked, response.commitIndex());
+        if (p.matchIndex < log.lastIndex()) {
+            // An append or its answer may have been lost: probe again, or free one slot of a full window.
+            if (p.state == Progress.State.PROBE) {
+                p.probeSent = false;
+            } else if (p.isPaused(config.inflightAppendsMax())) {
+                p.inflight.pollFirst();
+            }
+            maybeSendAppend(p, term, commitIndex);
+        }
+    }
+
+    /** Sends the next append to a follower unless its window is full; an empty one when it has every entry. */
+    private void maybeSendAppend(Progress p, long term, long commitIndex) {
+        if (p.isPaused(config.inflightAppendsMax())) {
+            return;
+        }
+        long prevIndex = p.nextIndex - 1;
+        long prevTerm = log.termAt(prevIndex);
+        Invariant.check(prevTerm >= 0, "next index %s for %s beyond the log's end %s", p.nextIndex, p.peer,
+                log.lastIndex());
+        List<Entry> entries = log.slice(p.nextIndex, config.appendBytesMax());
+        long commit = Math.min(commitIndex, prevIndex + entries.size());
+        outbox.add(new AppendRequest(id, p.peer, term, prevIndex, prevTerm, entries, commit));
+        p.onSent(prevIndex + entries.size(), !entries.isEmpty());
+    }
+
+    /** The highest index a majority of the group holds (the leader counts what it persisted). */
+    long majorityMatchIndex(int majority) {
+        List<Long> matches = new ArrayList<>();
+        matches.add(log.stableIndex());
+        followers.values().forEach(p -> matches.add(p.matchIndex));
+        matches.sort((a, b) -> Long.compare(b, a));
+        return matches.get(majority - 1);
+    }
+
+    /** Whether a majority (the leader included) was heard from since the last check; starts the next check. */
+    boolean checkQuorumActive(int majority) {
+        long active = 1 + followers.values().stream().filter(p -> p.recentActive).count();
+        followers.values().forEach(p -> p.recentActive = false);
+        return active >= majority;
+    }
+
+    /**
+     * Called at each heartbeat: whether the group may go quiet, that is whether every entry is committed and
+     * persisted here and every follower holds every entry and has acknowledged the commit index, for
+     * quiesceAfterTicks in a row.
+     */
+    boolean maybeQuiesce(long commitIndex) {
+        long last = log.lastIndex();
+        boolean caughtUp = commitIndex == last && log.stableIndex() == last;
+        for (Progress p : followers.values()) {
+            caughtUp &= p.matchIndex == last && p.commitAcked >= commitIndex;
+        }
+        caughtUpTicks = caughtUp ? caughtUpTicks + config.heartbeatTicks() : 0;
+        return caughtUp && caughtUpTicks >= config.quiesceAfterTicks();
+    }
+
+    void resetQuiesceCount() {
+        caughtUpTicks = 0;
+    }
+}

@@ -1,0 +1,191 @@
+package dev.cairn.raft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenarios on a fault-free {@link SimCluster} (messages arrive the next tick), each citing what it checks: Raft's
+ * paper (In Search of an Understandable Consensus Algorithm, extended version) or Ongaro's thesis.
+ */
+class RaftNodeTest {
+
+    private static final RaftConfig CONFIG = RaftConfig.defaults();
+    private static final int TICKS_MAX = 200;
+
+    private static SimCluster cluster(int size) {
+        return new SimCluster(7, size, CONFIG, SimCluster.Faults.NONE);
+    }
+
+    private static int electLeader(SimCluster cluster) {
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0, TICKS_MAX), "no leader elected");
+        return cluster.leader();
+    }
+
+    private static boolean appliedEverywhere(SimCluster cluster, long raftIndex) {
+        return cluster.replicas.values().stream().filter(r -> r.up).allMatch(r -> r.applied.size() >= raftIndex);
+    }
+
+    /** Section 5.2 and 5.3: one leader, and an entry it takes is applied by every replica, in order. */
+    @Test
+    void threeReplicasElectOneLeaderWhoseEntriesEveryReplicaApplies() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        long first = cluster.propose(leader, "a");
+        long second = cluster.propose(leader, "b");
+        assertEquals(first + 1, second);
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, second), TICKS_MAX));
+        for (SimCluster.Replica replica : cluster.replicas.values()) {
+            assertEquals("b", new String(replica.applied.get((int) second - 1).data()));
+        }
+        assertEquals(RaftNode.REFUSED_NOT_LEADER, cluster.propose(leader % 3 + 1, "not here"));
+    }
+
+    @Test
+    void aSingleReplicaLeadsAndCommitsAlone() {
+        SimCluster cluster = cluster(1);
+        int leader = electLeader(cluster);
+        long raftIndex = cluster.propose(leader, "a");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), 2));
+    }
+
+    /** Section 5.3: a leader's entries replace a follower's conflicting, uncommitted ones. */
+    @Test
+    void aDeposedLeadersUncommittedEntriesAreReplaced() {
+        SimCluster cluster = cluster(3);
+        int old = electLeader(cluster);
+        cluster.isolate(old);
+        cluster.propose(old, "lost-1");
+        cluster.propose(old, "lost-2");
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0 && cluster.leader() != old, TICKS_MAX));
+        int next = cluster.leader();
+        long kept = cluster.propose(next, "kept");
+        cluster.heal();
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, kept), TICKS_MAX));
+        List<String> applied = cluster.replica(old).applied.stream().map(e -> new String(e.data())).toList();
+        assertTrue(applied.contains("kept"), applied.toString());
+        assertTrue(!applied.contains("lost-1") && !applied.contains("lost-2"), applied.toString());
+    }
+
+    /** Thesis 9.6: a replica back from a partition cannot depose a working leader (pre-vote and leases). */
+    @Test
+    void aReplicaBackFromAPartitionDoesNotDeposeTheLeader() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        long term = cluster.replica(leader).node.status().term();
+        int follower = leader % 3 + 1;
+        cluster.isolate(follower);
+        // Keep the group busy so it does not go quiet: the cut-off follower campaigns again and again meanwhile.
+        for (int i = 0; i < 10 * CONFIG.electionTicks(); i++) {
+            cluster.propose(leader, "x" + i);
+            cluster.tick();
+        }
+        assertEquals(term, cluster.replica(follower).node.status().term(), "pre-vote changes no term");
+        cluster.heal();
+        long raftIndex = cluster.propose(leader, "after");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
+        assertEquals(leader, cluster.leader());
+        assertEquals(term, cluster.replica(leader).node.status().term());
+    }
+
+    /** Thesis 6.2: a leader cut off from its majority steps down within an election timeout or two. */
+    @Test
+    void aLeaderCutOffFromItsMajorityStepsDown() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        cluster.propose(leader, "keep busy");
+        cluster.isolate(leader);
+        assertTrue(cluster.runUntil(() -> cluster.replica(leader).node.status().role() != Role.LEADER,
+                3 * CONFIG.electionTicks()));
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0 && cluster.leader() != leader, TICKS_MAX));
+    }
+
+    /** Issue 18: an idle group goes quiet (no messages at all), wakes for a proposal, and goes quiet again. */
+    @Test
+    void anIdleGroupGoesQuietAndWakesForAProposal() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        long delivered = cluster.messagesDelivered;
+        cluster.run(100 * CONFIG.electionTicks());
+        assertEquals(delivered, cluster.messagesDelivered, "a quiet group exchanged messages");
+        long raftIndex = cluster.propose(leader, "wake");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        assertEquals(leader, cluster.leader());
+    }
+
+    /** Issue 18: a quiet group whose leader dies elects another once the runtime reports the leader's broker down. */
+    @Test
+    void aQuietGroupFailsOverWhenTheLeadersBrokerIsReportedDown() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        cluster.crash(leader);
+        // One randomized election timeout, or a few when the survivors split their votes.
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0, 6 * CONFIG.electionTicks()));
+        int next = cluster.leader();
+        assertNotEquals(leader, next);
+        long raftIndex = cluster.propose(next, "after failover");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
+        cluster.restart(leader);
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
+    }
+
+    /** A quiet leader wakes when a follower that missed the quiesce heartbeat asks for a vote. */
+    @Test
+    void aFollowerThatRestartsBesideAQuietLeaderLearnsOfItWithoutAnElection() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        long term = cluster.replica(leader).node.status().term();
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        int follower = leader % 3 + 1;
+        cluster.crash(follower);
+        cluster.restart(follower);
+        assertTrue(cluster.runUntil(() -> cluster.replica(follower).node.status().leader() == leader, TICKS_MAX));
+        assertEquals(term, cluster.replica(leader).node.status().term());
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+    }
+
+    /** A leader that cannot commit refuses proposals past its bound of uncommitted entries. */
+    @Test
+    void aLeaderThatCannotCommitRefusesPastItsBound() {
+        RaftConfig small = new RaftConfig(10, 1, 20, 1024, 4, 3);
+        SimCluster cluster = new SimCluster(3, 3, small, SimCluster.Faults.NONE);
+        int leader = electLeader(cluster);
+        cluster.run(5);
+        cluster.isolate(leader);
+        RaftNode node = cluster.replica(leader).node;
+        long uncommitted = node.status().lastIndex() - node.status().commitIndex();
+        for (long i = uncommitted; i < small.uncommittedEntriesMax(); i++) {
+            assertTrue(cluster.propose(leader, "p" + i) > 0);
+        }
+        assertEquals(RaftNode.REFUSED_BUSY, cluster.propose(leader, "one too many"));
+    }
+
+    @Test
+    void aConfigWhoseTimingCannotWorkIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new RaftConfig(1, 1, 20, 1024, 4, 3));
+        assertThrows(IllegalArgumentException.class, () -> new RaftConfig(10, 1, 5, 1024, 4, 3));
+    }
+
+    @Test
+    void aReplicaStartsFromWhatItPersisted() {
+        List<Entry> entries = List.of(new Entry(1, 1, new byte[0]), new Entry(2, 2, new byte[] {1}));
+        RaftNode node = RaftNode.start(1, List.of(1, 2, 3), CONFIG, new SplittableRandom(1),
+                new HardState(2, 3, 1), entries, 0);
+        assertEquals(2, node.status().term());
+        assertEquals(2, node.status().lastIndex());
+        assertEquals(List.of(entries.get(0)), node.ready().committed());
+    }
+
+    private static boolean allQuiet(SimCluster cluster) {
+        return cluster.replicas.values().stream().filter(r -> r.up).allMatch(r -> r.node.status().quiesced())
+                && cluster.networkIdle();
+    }
+}
