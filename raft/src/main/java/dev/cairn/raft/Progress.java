@@ -23,6 +23,8 @@ final class Progress {
     boolean recentActive;
     /** The highest commit index the follower has acknowledged hearing. */
     long commitAcked;
+    /** The highest commit index sent to the follower, in an append or a heartbeat. */
+    long commitSent;
 
     Progress(int peer, long nextIndex) {
         this.peer = peer;

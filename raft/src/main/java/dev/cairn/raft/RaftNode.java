@@ -342,14 +342,14 @@ public final class RaftNode {
     }
 
     private void onAppendResponse(AppendResponse response) {
-        if (role == Role.LEADER && replication.isFollower(response.from())
-                && replication.onAppendResponse(response, term, commitIndex) && maybeCommit()) {
+        if (role == Role.LEADER && replication.onAppendResponse(response, term, commitIndex)) {
+            maybeCommit();
             replication.sendCommit(term, commitIndex);
         }
     }
 
     private void onHeartbeatResponse(HeartbeatResponse response) {
-        if (role == Role.LEADER && replication.isFollower(response.from())) {
+        if (role == Role.LEADER) {
             replication.onHeartbeatResponse(response, term, commitIndex);
         }
     }

@@ -46,19 +46,19 @@ final class Replication {
         followers.clear();
     }
 
-    boolean isFollower(int peer) {
-        return followers.containsKey(peer);
-    }
-
     /** Sends every follower whose window is open what it lacks. */
     void sendAppends(long term, long commitIndex) {
         followers.values().forEach(p -> maybeSendAppend(p, term, commitIndex));
     }
 
-    /** Tells followers that hold newly committed entries about them, so they apply them sooner. */
+    /**
+     * Tells each follower that holds committed entries it has not been told of, and has no append in flight that
+     * will tell it, about them: it applies them a round trip after the leader rather than at the next heartbeat.
+     */
     void sendCommit(long term, long commitIndex) {
         for (Progress p : followers.values()) {
-            if (p.matchIndex > p.commitAcked) {
+            boolean nothingInFlight = p.nextIndex - 1 == p.matchIndex;
+            if (nothingInFlight && Math.min(p.matchIndex, commitIndex) > p.commitSent) {
                 maybeSendAppend(p, term, commitIndex);
             }
         }
@@ -66,13 +66,18 @@ final class Replication {
 
     void sendHeartbeats(long term, long commitIndex, boolean quiesce) {
         for (Progress p : followers.values()) {
-            outbox.add(new Heartbeat(id, p.peer, term, Math.min(p.matchIndex, commitIndex), quiesce));
+            long commit = Math.min(p.matchIndex, commitIndex);
+            p.commitSent = Math.max(p.commitSent, commit);
+            outbox.add(new Heartbeat(id, p.peer, term, commit, quiesce));
         }
     }
 
     /** An answer to an append; true when the follower now holds more than the leader knew. */
     boolean onAppendResponse(AppendResponse response, long term, long commitIndex) {
         Progress p = followers.get(response.from());
+        if (p == null) {
+            return false;
+        }
         p.recentActive = true;
         boolean progressed = false;
         if (response.success()) {
@@ -93,6 +98,9 @@ final class Replication {
 
     void onHeartbeatResponse(HeartbeatResponse response, long term, long commitIndex) {
         Progress p = followers.get(response.from());
+        if (p == null) {
+            return;
+        }
         p.recentActive = true;
         p.commitAcked = Math.max(p.commitAcked, response.commitIndex());
         if (p.matchIndex < log.lastIndex()) {
@@ -117,6 +125,7 @@ final class Replication {
                 log.lastIndex());
         List<Entry> entries = log.slice(p.nextIndex, config.appendBytesMax());
         long commit = Math.min(commitIndex, prevIndex + entries.size());
+        p.commitSent = Math.max(p.commitSent, commit);
         outbox.add(new AppendRequest(id, p.peer, term, prevIndex, prevTerm, entries, commit));
         p.onSent(prevIndex + entries.size(), !entries.isEmpty());
     }

@@ -120,6 +120,20 @@ class RaftNodeTest {
         assertEquals(leader, cluster.leader());
     }
 
+    /**
+     * Followers learn of a commit a round trip after the leader, not at the next heartbeat: state read from follower
+     * replicas stays fresh (the reason Ratis's commit-index entries were kept on, docs/write-path.md).
+     */
+    @Test
+    void followersApplyACommittedEntryWithoutWaitingForAHeartbeat() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        long raftIndex = cluster.propose(leader, "fresh");
+        cluster.deliverAllWithoutTicks();
+        assertTrue(appliedEverywhere(cluster, raftIndex));
+    }
+
     /** Issue 18: a quiet group whose leader dies elects another once the runtime reports the leader's broker down. */
     @Test
     void aQuietGroupFailsOverWhenTheLeadersBrokerIsReportedDown() {

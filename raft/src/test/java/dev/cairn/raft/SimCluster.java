@@ -133,6 +133,14 @@ final class SimCluster {
         }
     }
 
+    /** Delivers every message on the network, and those they cause, without a tick (no heartbeat, no timeout). */
+    void deliverAllWithoutTicks() {
+        while (!network.isEmpty()) {
+            now++;
+            deliverDue();
+        }
+    }
+
     /** Proposes {@code command} at replica {@code id}; its index, or a REFUSED_ code. */
     long propose(int id, String command) {
         Replica replica = replicas.get(id);
