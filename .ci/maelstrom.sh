@@ -34,7 +34,8 @@ run() {
   local dir="$work/$name"
   mkdir -p "$dir"
   local status=0
-  (cd "$dir" && CAIRN_MAELSTROM_NODE_ARGS="$node_args" timeout "$run_limit_s" "$maelstrom" test -w kafka \
+  (cd "$dir" && CAIRN_MAELSTROM_NODE_ARGS="$node_args ${extra_node_args:-}" timeout "$run_limit_s" \
+    "$maelstrom" test -w kafka \
     --bin "$node" "$@" >"$dir/out.log" 2>&1) || status=$?
   local results="$dir/store/latest/results.edn"
   if [ "$status" -eq 0 ]; then
@@ -58,6 +59,9 @@ run three-nodes-partitions --node-count 3 --concurrency 2n --time-limit 30 --rat
   --nemesis partition --nemesis-interval 5
 run five-nodes-latency-partitions --node-count 5 --concurrency 2n --time-limit 30 --rate 100 \
   --latency 10 --nemesis partition --nemesis-interval 5
+# The same node on Cairn's own Raft core instead of Ratis (docs/multi-raft.md; in memory, so no kill run yet).
+extra_node_args="--raft cairn" run three-nodes-partitions-cairn-raft --node-count 3 --concurrency 2n \
+  --time-limit 30 --rate 100 --nemesis partition --nemesis-interval 5
 # Process faults Maelstrom has no nemesis for: kill -9 and restart on the kept storage, SIGSTOP/SIGCONT pauses.
 fault_args=(--nodes 3 --faults kill,pause --time-limit 30 --rate 100 --seed 1)
 if [ -n "$node_args" ]; then

@@ -85,7 +85,7 @@ public final class KafkaNode implements ClientRequests {
     private final ExecutorService clientPool = pool("client", CLIENT_THREADS, CLIENT_QUEUE_MAX);
     private final ExecutorService raftPool = pool("raft-in", RAFT_THREADS, RAFT_QUEUE_MAX);
     private final MaelstromTransport transport;
-    private volatile PartitionGroups groups;
+    private volatile ReplicatedPartitions groups;
     private volatile WriteRouter router;
     private final PollReader[] readers;
 
@@ -121,7 +121,7 @@ public final class KafkaNode implements ClientRequests {
     }
 
     private void shutdown() {
-        PartitionGroups g = groups;
+        ReplicatedPartitions g = groups;
         if (g != null) {
             try {
                 g.close();
@@ -136,6 +136,14 @@ public final class KafkaNode implements ClientRequests {
         String type = body.path("type").asText();
         if ("raft".equals(type)) {
             transport.onRaftRequest(src, body);
+            return;
+        }
+        if (CoreRaftGroups.MESSAGE_TYPE.equals(type)) {
+            // Cairn's own Raft between nodes; before init there is no group to take it (a message lost).
+            ReplicatedPartitions g = groups;
+            if (g != null) {
+                g.onRaftMessage(src, body);
+            }
             return;
         }
         try {
@@ -186,7 +194,10 @@ public final class KafkaNode implements ClientRequests {
             // network) as the reply to its own request with the same msg_id: each incarnation numbers from its own
             // base.
             io.startMsgIdsAt(MaelstromIo.firstMsgId(storage.incarnation()));
-            PartitionGroups g = new PartitionGroups(nodeId, nodeIds, config, transport, storage.raftDir());
+            ReplicatedPartitions g = switch (config.raftEngine()) {
+                case RATIS -> new PartitionGroups(nodeId, nodeIds, config, transport, storage.raftDir());
+                case CAIRN -> new CoreRaftGroups(nodeId, nodeIds, config, io);
+            };
             g.start();
             groups = g;
             router = new WriteRouter(g, io, System::nanoTime);
@@ -210,7 +221,7 @@ public final class KafkaNode implements ClientRequests {
     private void replyInitOkOnceLeadersKnown(String src, ObjectNode body, long deadlineNs) {
         boolean allKnown = true;
         for (int p = 0; p < config.partitions() && allKnown; p++) {
-            allKnown = groups.info(p) != null && groups.info(p).getLeaderId() != null;
+            allKnown = groups.leadership(p).leaderId() != null;
         }
         if (allKnown || System.nanoTime() >= deadlineNs) {
             long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();

@@ -27,10 +27,16 @@ import java.util.List;
  * @param warmUpMs                before init_ok, the node runs its own client requests (on keys Maelstrom never
  *                                uses) for up to this long, so that the workload's first seconds do not meet
  *                                interpreted code ({@link WarmUp}); 0: none
+ * @param raftEngine              which Raft runs the partition groups: Apache Ratis (the default) or Cairn's own
+ *                                core ({@code --raft cairn}, {@link CoreRaftGroups}; in memory only, so not with
+ *                                {@code --storage-dir})
  */
 public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
         long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit,
-        Path storageDir, long warmUpMs) {
+        Path storageDir, long warmUpMs, RaftEngine raftEngine) {
+
+    /** The Raft implementation of the partition groups. */
+    public enum RaftEngine { RATIS, CAIRN }
 
     public static final int PARTITIONS_DEFAULT = 2;
     public static final int PARTITIONS_MAX = 64;
@@ -48,7 +54,7 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
     public static NodeConfig defaults() {
         return new NodeConfig(PARTITIONS_DEFAULT, ELECTION_TIMEOUT_MIN_MS_DEFAULT, ELECTION_TIMEOUT_MAX_MS_DEFAULT,
                 RAFT_REQUEST_TIMEOUT_MS_DEFAULT, APPENDER_BUFFER_BYTES_DEFAULT, CLIENT_DEADLINE_MS_DEFAULT, false,
-                null, WARM_UP_MS_DEFAULT);
+                null, WARM_UP_MS_DEFAULT, RaftEngine.RATIS);
     }
 
     /** Checks the values and how they relate; the message names both sides. */
@@ -64,6 +70,8 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
                 + MAELSTROM_CLIENT_TIMEOUT_MS + " ms");
         require(warmUpMs >= 0 && warmUpMs <= WARM_UP_MS_MAX, "warm-up " + warmUpMs + " ms outside [0, "
                 + WARM_UP_MS_MAX + "]");
+        require(raftEngine != RaftEngine.CAIRN || storageDir == null, "--raft cairn keeps its Raft log in memory "
+                + "only: it cannot be restarted on a --storage-dir yet");
         return this;
     }
 
@@ -76,7 +84,7 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
     /**
      * Parses {@code --partitions N}, {@code --election-timeout-ms MIN MAX}, {@code --raft-request-timeout-ms N},
      * {@code --appender-buffer-bytes N}, {@code --client-deadline-ms N}, {@code --unsafe-ack-before-commit},
-     * {@code --storage-dir DIR} and {@code --warm-up-ms N}.
+     * {@code --storage-dir DIR}, {@code --warm-up-ms N} and {@code --raft ratis|cairn}.
      */
     public static NodeConfig parse(List<String> args) {
         NodeConfig d = defaults();
@@ -89,6 +97,7 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
         boolean unsafeAck = d.unsafeAckBeforeCommit;
         Path storage = d.storageDir;
         long warmUp = d.warmUpMs;
+        RaftEngine engine = d.raftEngine;
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
             switch (flag) {
@@ -103,11 +112,20 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
                 case "--unsafe-ack-before-commit" -> unsafeAck = true;
                 case "--storage-dir" -> storage = Path.of(stringArg(args, ++i, flag)).toAbsolutePath();
                 case "--warm-up-ms" -> warmUp = intArg(args, ++i, flag);
+                case "--raft" -> engine = engineArg(stringArg(args, ++i, flag));
                 default -> throw new IllegalArgumentException("unknown argument " + flag);
             }
         }
         return new NodeConfig(partitions, electionMin, electionMax, raftRequestTimeout, appenderBuffer,
-                clientDeadline, unsafeAck, storage, warmUp).validate();
+                clientDeadline, unsafeAck, storage, warmUp, engine).validate();
+    }
+
+    private static RaftEngine engineArg(String value) {
+        return switch (value) {
+            case "ratis" -> RaftEngine.RATIS;
+            case "cairn" -> RaftEngine.CAIRN;
+            default -> throw new IllegalArgumentException("--raft takes ratis or cairn, not " + value);
+        };
     }
 
     private static String stringArg(List<String> args, int i, String flag) {

@@ -8,7 +8,7 @@ import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.raft.PartitionStateMachine;
 import dev.cairn.maelstrom.transport.MaelstromRpcType;
 import dev.cairn.maelstrom.transport.MaelstromTransport;
-import java.io.Closeable;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,7 +54,7 @@ import org.apache.ratis.util.TimeDuration;
  * <p>Commands are submitted to the local server directly (as the broker's {@code RaftHost} does); routing to the
  * leader is {@link WriteRouter}'s job.
  */
-public final class PartitionGroups implements Closeable {
+public final class PartitionGroups implements ReplicatedPartitions {
     public static final String TOPIC = "maelstrom";
     /** Raft log segments of the in-memory log and the partition log's segments: small, tests are short. */
     static final int PARTITION_SEGMENT_BYTES = 64 << 20;
@@ -69,6 +70,7 @@ public final class PartitionGroups implements Closeable {
     private static final RaftGroupId[] GROUP_IDS = groupIds();
 
     private final RaftServer server;
+    private final MaelstromTransport transport;
     private final RaftPeerId selfId;
     private final int partitionCount;
     private final List<RaftPeer> peers = new ArrayList<>();
@@ -79,6 +81,7 @@ public final class PartitionGroups implements Closeable {
 
     public PartitionGroups(String nodeId, List<String> nodeIds, NodeConfig config, MaelstromTransport transport,
             File storageDir) throws IOException {
+        this.transport = transport;
         this.selfId = RaftPeerId.valueOf(nodeId);
         this.partitionCount = config.partitions();
         this.stateMachines = new AtomicReferenceArray<>(partitionCount);
@@ -167,6 +170,7 @@ public final class PartitionGroups implements Closeable {
      * restarted on a kept storage directory finds its groups there: Ratis loads them with their log, term and vote,
      * and replays the committed entries into fresh state machines, so they are not added again.
      */
+    @Override
     public void start() throws IOException {
         server.start();
         List<RaftGroupId> loaded = new ArrayList<>();
@@ -184,22 +188,25 @@ public final class PartitionGroups implements Closeable {
         }
     }
 
+    @Override
     public int partitionCount() {
         return partitionCount;
     }
 
+    @Override
     public String selfId() {
         return selfId.toString();
     }
 
     /** The partition core for reads (committed data only), or null before Ratis initialized the group. */
+    @Override
     public Partition partition(int p) {
         PartitionStateMachine machine = stateMachines.get(p);
         return machine == null ? null : machine.partition();
     }
 
     /** This node's view of the group's roles, or null when the group is not (yet) running here. */
-    public DivisionInfo info(int p) {
+    DivisionInfo info(int p) {
         try {
             return server.getDivision(groupId(p)).getInfo();
         } catch (IOException e) {
@@ -207,8 +214,19 @@ public final class PartitionGroups implements Closeable {
         }
     }
 
-    /** Submits command bytes to the local division; the reply (or failure) is Ratis's. */
-    public CompletableFuture<RaftClientReply> submitLocal(int p, byte[] command) {
+    @Override
+    public Leadership leadership(int p) {
+        DivisionInfo info = info(p);
+        if (info == null) {
+            return Leadership.UNKNOWN;
+        }
+        RaftPeerId leader = info.getLeaderId();
+        return new Leadership(info.isLeader() && info.isLeaderReady(), leader == null ? null : leader.toString());
+    }
+
+    /** Submits command bytes to the local division; a reply that is not a success fails the future. */
+    @Override
+    public CompletableFuture<byte[]> submitLocal(int p, byte[] command) {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(selfId)
@@ -218,10 +236,27 @@ public final class PartitionGroups implements Closeable {
                 .setType(RaftClientRequest.writeRequestType())
                 .build();
         try {
-            return server.submitClientRequestAsync(request);
+            return server.submitClientRequestAsync(request).thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    // Includes NotLeaderException sent to pending requests when this leader stepped down: the
+                    // entry may still commit under the next leader.
+                    throw new CompletionException(reply.getException());
+                }
+                return reply.getMessage().getContent().toByteArray();
+            });
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    @Override
+    public boolean isRaftMessage(String type) {
+        return "raft".equals(type);
+    }
+
+    @Override
+    public void onRaftMessage(String src, ObjectNode body) {
+        transport.onRaftRequest(src, body);
     }
 
     @Override

@@ -9,9 +9,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,13 +42,13 @@ public final class WriteRouter {
     /** An attempt needs at least this much of the deadline left; otherwise the command is given up (NotDone). */
     static final long ATTEMPT_MS_MIN = 100;
 
-    private final PartitionGroups groups;
+    private final ReplicatedPartitions groups;
     private final MaelstromIo io;
     private final LongSupplier nanoClock;
     private final Object[] unsafeLocks;
     private final long[] unsafeNextOffset;
 
-    public WriteRouter(PartitionGroups groups, MaelstromIo io, LongSupplier nanoClock) {
+    public WriteRouter(ReplicatedPartitions groups, MaelstromIo io, LongSupplier nanoClock) {
         this.groups = groups;
         this.io = io;
         this.nanoClock = nanoClock;
@@ -79,19 +76,19 @@ public final class WriteRouter {
             outcome.complete(new WriteOutcome.NotDone("no leader of partition " + p + " took it in time"));
             return;
         }
-        DivisionInfo info = groups.info(p);
-        if (info != null && info.isLeader() && info.isLeaderReady()) {
+        ReplicatedPartitions.Leadership leadership = groups.leadership(p);
+        if (leadership.leadsAndReady()) {
             submitLocal(p, command, remainingMs).thenAccept(outcome::complete);
             return;
         }
-        RaftPeerId leader = info == null ? null : info.getLeaderId();
-        if (leader == null || leader.toString().equals(groups.selfId())) {
+        String leader = leadership.leaderId();
+        if (leader == null || leader.equals(groups.selfId())) {
             retryLater(p, command, deadlineNs, outcome);
             return;
         }
         ObjectNode body = MaelstromIo.mapper().createObjectNode().put("type", "submit").put("partition", p)
                 .put("command", Base64.getEncoder().encodeToString(command)).put("timeout_ms", remainingMs);
-        io.rpc(leader.toString(), body, remainingMs).whenComplete((reply, error) -> {
+        io.rpc(leader, body, remainingMs).whenComplete((reply, error) -> {
             if (error != null) {
                 outcome.complete(new WriteOutcome.Unknown("forward to " + leader + ": " + error.getMessage()));
                 return;
@@ -111,21 +108,11 @@ public final class WriteRouter {
     private CompletableFuture<WriteOutcome> submitLocal(int p, byte[] command, long timeoutMs) {
         return groups.submitLocal(p, command)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> {
-                    if (error != null) {
-                        return new WriteOutcome.Unknown("partition " + p + ": " + error);
-                    }
-                    return fromReply(p, reply);
+                .handle((result, error) -> {
+                    // A failure includes a leader that stepped down with the entry in its log: it may still
+                    // commit under the next leader, so the outcome is unknown.
+                    return error != null ? new WriteOutcome.Unknown("partition " + p + ": " + error) : decode(result);
                 });
-    }
-
-    private static WriteOutcome fromReply(int p, RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            // Includes NotLeaderException sent to pending requests when this leader stepped down: the entry may
-            // still commit under the next leader.
-            return new WriteOutcome.Unknown("partition " + p + ": " + reply.getException());
-        }
-        return decode(reply.getMessage().getContent().toByteArray());
     }
 
     private static WriteOutcome decode(byte[] result) {
@@ -143,8 +130,7 @@ public final class WriteRouter {
             io.reply(src, body, MaelstromIo.mapper().createObjectNode().put("type", "not_leader"));
             return;
         }
-        DivisionInfo info = groups.info(p);
-        if (info == null || !info.isLeader() || !info.isLeaderReady()) {
+        if (!groups.leadership(p).leadsAndReady()) {
             io.reply(src, body, MaelstromIo.mapper().createObjectNode().put("type", "not_leader"));
             return;
         }
@@ -175,8 +161,7 @@ public final class WriteRouter {
      * leader never sees. Returns empty when this node does not lead (the caller then takes the safe path).
      */
     public OptionalLong unsafeAckBeforeCommit(int p, byte[] command) {
-        DivisionInfo info = groups.info(p);
-        if (info == null || !info.isLeader() || !info.isLeaderReady() || groups.partition(p) == null) {
+        if (!groups.leadership(p).leadsAndReady() || groups.partition(p) == null) {
             return OptionalLong.empty();
         }
         synchronized (unsafeLocks[p]) {

@@ -103,4 +103,25 @@ class KafkaNodeIT {
         assertTrue(caught.stream().anyMatch(lostOrDiverging::contains),
                 () -> "expected a lost or diverging write, found " + result.check().counts());
     }
+
+    /** Cairn's own Raft core (docs/multi-raft.md) instead of Ratis: the same checks under partitions. */
+    @Test
+    @Timeout(120)
+    void threeNodesOnCairnsOwnRaftUnderPartitionsAreValid() throws Exception {
+        HarnessResult result = run(config("three-partitions-cairn-raft", 3, 25, "--partitions", "2", "--raft", "cairn")
+                .latency(10, LatencyDistribution.EXPONENTIAL)
+                .partition(true, 3)
+                .build());
+        assertValidAndSendsWork(result);
+        assertTrue(result.stats().net().droppedByPartition() > 0, "partitions dropped node-to-node messages");
+    }
+
+    @Test
+    @Timeout(90)
+    void singleNodeOnCairnsOwnRaftIsValidAndAvailable() throws Exception {
+        HarnessResult result = run(config("single-cairn-raft", 1, 15, "--raft", "cairn").build());
+        assertValidAndSendsWork(result);
+        assertTrue(result.stats().okFraction() >= 0.99, () -> "availability " + result.stats().okFraction());
+        assertEquals(0, result.stats().net().serverMessages(), "one node sends no node-to-node messages");
+    }
 }

@@ -24,7 +24,8 @@ class NodeConfigTest {
         NodeConfig config = NodeConfig.parse(List.of("--partitions", "5", "--election-timeout-ms", "500", "900",
                 "--raft-request-timeout-ms", "700", "--appender-buffer-bytes", "4096", "--client-deadline-ms", "3000",
                 "--unsafe-ack-before-commit", "--storage-dir", "/var/tmp/run", "--warm-up-ms", "0"));
-        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true, Path.of("/var/tmp/run"), 0), config);
+        assertEquals(new NodeConfig(5, 500, 900, 700, 4096, 3000, true, Path.of("/var/tmp/run"), 0,
+                NodeConfig.RaftEngine.RATIS), config);
     }
 
     @Test
@@ -47,5 +48,16 @@ class NodeConfigTest {
         assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--warm-up-ms", "-1")));
         assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--warm-up-ms",
                 String.valueOf(NodeConfig.WARM_UP_MS_MAX + 1))));
+    }
+
+    @Test
+    void theRaftEngineIsRatisUnlessCairnsOwnIsAskedFor() {
+        assertEquals(NodeConfig.RaftEngine.RATIS, NodeConfig.defaults().raftEngine());
+        assertEquals(NodeConfig.RaftEngine.CAIRN, NodeConfig.parse(List.of("--raft", "cairn")).raftEngine());
+        assertEquals(NodeConfig.RaftEngine.RATIS, NodeConfig.parse(List.of("--raft", "ratis")).raftEngine());
+        assertThrows(IllegalArgumentException.class, () -> NodeConfig.parse(List.of("--raft", "etcd")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NodeConfig.parse(List.of("--raft", "cairn", "--storage-dir", "/var/tmp/run")));
+        assertTrue(e.getMessage().contains("in memory"), e.getMessage());
     }
 }
