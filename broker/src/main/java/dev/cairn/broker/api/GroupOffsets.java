@@ -57,7 +57,9 @@ final class GroupOffsets {
         }
         List<CompletableFuture<Result>> reads = new ArrayList<>();
         for (TopicPartition tp : all) {
-            reads.add(partitions.committedOffset(tp, groupId, TIMEOUT_MS));
+            // Stable reads, as before: a partition whose offset a transaction holds fails the listing (retried) rather
+            // than be left out of a deletion its commit would undo.
+            reads.add(partitions.committedOffset(tp, groupId, true, TIMEOUT_MS));
         }
         return ProduceHandler.allOf(reads).thenApply(ignored -> {
             List<TopicPartition> found = new ArrayList<>();

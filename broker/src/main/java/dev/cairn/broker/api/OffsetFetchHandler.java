@@ -118,14 +118,14 @@ public final class OffsetFetchHandler implements RequestHandler {
     }
 
     private CompletableFuture<Fetched> read(String groupId, TopicPartition tp, boolean requireStable) {
-        return partitions.committedOffset(tp, groupId, OFFSET_FETCH_TIMEOUT_MS).thenApply(result -> {
+        return partitions.committedOffset(tp, groupId, requireStable, OFFSET_FETCH_TIMEOUT_MS).thenApply(result -> {
             if (result instanceof Result.OffsetFetched fetched) {
                 return new Fetched(tp.partition(), fetched.offset(), fetched.leaderEpoch(),
                         fetched.metadata() == null ? NO_METADATA : fetched.metadata(), null);
             }
-            if (result instanceof Result.Rejected rejected && rejected.error() == ErrorCode.UNSTABLE_OFFSET_COMMIT
-                    && requireStable) {
-                // A transaction holds a new offset for it (KIP-447): the consumer retries this partition.
+            if (result instanceof Result.Rejected rejected && rejected.error() == ErrorCode.UNSTABLE_OFFSET_COMMIT) {
+                // A transaction holds a new offset for it and the consumer asked for a stable one (KIP-447): it
+                // retries this partition. Without require_stable the leader answered the last committed offset.
                 return new Fetched(tp.partition(), NO_OFFSET, NO_LEADER_EPOCH, NO_METADATA, null,
                         ErrorCode.UNSTABLE_OFFSET_COMMIT);
             }
@@ -154,8 +154,9 @@ public final class OffsetFetchHandler implements RequestHandler {
                 if (fetched.error() != null) {
                     return groupErrorResponse(version, requested, fetched.error());
                 }
-                // Asked for everything (null topics): only partitions with a committed offset are listed.
-                if (requested == null && fetched.offset() == NO_OFFSET) {
+                // Asked for everything (null topics): only partitions with a committed offset are listed, and those
+                // whose offset a transaction holds when a stable one was required (UNSTABLE_OFFSET_COMMIT, retried).
+                if (requested == null && fetched.offset() == NO_OFFSET && fetched.partitionError() == ErrorCode.NONE) {
                     continue;
                 }
                 answers.add(answer(fetched.partition(), fetched.offset(), fetched.leaderEpoch(), fetched.metadata(),

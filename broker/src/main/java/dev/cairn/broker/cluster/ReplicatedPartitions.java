@@ -30,9 +30,12 @@ public interface ReplicatedPartitions {
 
     /**
      * A group's committed offset for the partition, read from the partition leader's applied state, from any
-     * broker: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected}.
+     * broker: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected}. With
+     * {@code requireStable} (OffsetFetch's {@code require_stable}), UNSTABLE_OFFSET_COMMIT while a transaction holds
+     * an offset of the group for the partition; without it, the last committed offset, the pending one ignored.
      */
-    CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, long timeoutMs);
+    CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, boolean requireStable,
+            long timeoutMs);
 
     /**
      * The groups with a committed offset for the partition, read from the partition leader's applied state, from any

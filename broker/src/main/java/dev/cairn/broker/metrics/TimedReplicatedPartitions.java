@@ -44,8 +44,9 @@ public final class TimedReplicatedPartitions implements ReplicatedPartitions {
     }
 
     @Override
-    public CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, long timeoutMs) {
-        return delegate.committedOffset(partition, groupId, timeoutMs);
+    public CompletableFuture<Result> committedOffset(TopicPartition partition, String groupId, boolean requireStable,
+            long timeoutMs) {
+        return delegate.committedOffset(partition, groupId, requireStable, timeoutMs);
     }
 
     @Override

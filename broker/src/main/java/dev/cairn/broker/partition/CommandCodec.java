@@ -37,7 +37,7 @@ import java.nio.charset.StandardCharsets;
  *   Compacted     (9): segmentsCleaned i32, cleanedUpTo i64, bytesBefore i64, bytesAfter i64, recordsRemoved i64,
  *                      keyMapFull u8
  *   (type 5, from brokers before leader epochs were kept, is offset i64, metadata str: decoded with epoch -1)
- * query    = formatVersion u8 (1), type u8 (1 = committed offset), groupId str
+ * query    = {@link OffsetQueries}
  * str      = length i32 (-1 = null), UTF-8 bytes
  * </pre>
  *
@@ -62,8 +62,6 @@ public final class CommandCodec {
     private static final byte RECONFIGURED = 8;
     private static final byte COMPACTED = 9;
     private static final byte GROUPS_LISTED = 10;
-    private static final byte QUERY_COMMITTED_OFFSET = 1;
-    private static final byte QUERY_COMMITTED_GROUPS = 2;
     /** Group ids and commit metadata are bounded like Kafka's (offset.metadata.max.bytes is 4096). */
     public static final int STRING_BYTES_MAX = 32 * 1024;
 
@@ -308,41 +306,6 @@ public final class CommandCodec {
             }
         } catch (BufferUnderflowException e) {
             throw new CommandFormatException("partition result truncated");
-        }
-    }
-
-    /** A read-only query for a group's committed offset, answered by the partition's state machine. */
-    public static ByteBuffer encodeCommittedOffsetQuery(String groupId) {
-        byte[] group = utf8(groupId);
-        ByteBuffer out = ByteBuffer.allocate(2 + stringSize(group));
-        out.put(FORMAT_VERSION).put(QUERY_COMMITTED_OFFSET);
-        putString(out, group);
-        return out.flip();
-    }
-
-    /** A read-only query for every group with a committed offset for the partition (ListGroups). */
-    public static ByteBuffer encodeCommittedGroupsQuery() {
-        return ByteBuffer.allocate(2).put(FORMAT_VERSION).put(QUERY_COMMITTED_GROUPS).flip();
-    }
-
-    /**
-     * The group id of a committed-offset query, or null for a committed-groups query. Malformed bytes:
-     * CommandFormatException.
-     */
-    public static String decodeCommittedOffsetQuery(ByteBuffer bytes) {
-        ByteBuffer in = bytes.duplicate();
-        try {
-            checkVersion(in);
-            byte type = in.get();
-            if (type == QUERY_COMMITTED_GROUPS) {
-                return null;
-            }
-            if (type != QUERY_COMMITTED_OFFSET) {
-                throw new CommandFormatException("unknown partition query type " + type);
-            }
-            return getString(in);
-        } catch (BufferUnderflowException e) {
-            throw new CommandFormatException("partition query truncated");
         }
     }
 

@@ -2,7 +2,7 @@ package dev.cairn.broker.raft;
 
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.io.StorageException;
-import dev.cairn.broker.partition.CommandCodec;
+import dev.cairn.broker.partition.OffsetQueries;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -26,16 +26,20 @@ final class LeaderReads {
         this.leaderClients = leaderClients;
     }
 
-    /** A group's committed offset: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected}. */
-    CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
-        return read(tp, partition -> PartitionQueries.committedOffset(partition, groupId),
-                CommandCodec.encodeCommittedOffsetQuery(groupId), timeoutMs);
+    /**
+     * A group's committed offset: {@link Result.OffsetFetched} (offset -1 when none) or {@link Result.Rejected};
+     * see {@link OffsetQueries#committedOffset} for {@code requireStable}.
+     */
+    CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, boolean requireStable,
+            long timeoutMs) {
+        return read(tp, partition -> OffsetQueries.committedOffset(partition, groupId, requireStable),
+                OffsetQueries.encodeCommittedOffsetQuery(groupId, requireStable), timeoutMs);
     }
 
     /** The groups with a committed offset: {@link Result.GroupsListed} or {@link Result.Rejected}. */
     CompletableFuture<Result> committedGroups(TopicPartition tp, long timeoutMs) {
         return read(tp, partition -> new Result.GroupsListed(List.copyOf(partition.committedOffsets().keySet())),
-                CommandCodec.encodeCommittedGroupsQuery(), timeoutMs);
+                OffsetQueries.encodeCommittedGroupsQuery(), timeoutMs);
     }
 
     private CompletableFuture<Result> read(TopicPartition tp, Function<Partition, Result> local, ByteBuffer query,

@@ -4,6 +4,7 @@ import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.OffsetOutOfRangeException;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
+import dev.cairn.broker.partition.OffsetQueries;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PlacementCodec;
 import dev.cairn.broker.partition.Result;
@@ -22,20 +23,6 @@ final class PartitionQueries {
     private PartitionQueries() {
     }
 
-    /**
-     * A group's committed offset as OffsetFetch reads it: {@link Result.OffsetFetched} (offset -1 when none), or
-     * UNSTABLE_OFFSET_COMMIT while a producer's open transaction holds an offset of the group here (retriable: the
-     * consumer asks again once the transaction ends, rather than start from an offset about to change).
-     */
-    static Result committedOffset(Partition partition, String groupId) {
-        if (partition.hasPendingOffset(groupId)) {
-            return new Result.Rejected(ErrorCode.UNSTABLE_OFFSET_COMMIT, "a transaction holds an offset of group "
-                    + groupId + " for " + partition + " that is not committed yet");
-        }
-        return partition.committedOffset(groupId).<Result>map(Result.OffsetFetched::of)
-                .orElse(Result.OffsetFetched.NONE);
-    }
-
     /** The answer to {@code request} from {@code partition}; refusals are encoded results, never thrown. */
     static Message answer(Partition partition, Message request) {
         Result result;
@@ -46,9 +33,10 @@ final class PartitionQueries {
                         Math.min(PlacementCodec.batchQueryMaxBytes(query), GapFiller.BYTES_MAX)).readBytes();
                 return Message.valueOf(UnsafeByteOperations.unsafeWrap(PlacementCodec.encodeBatches(batches)));
             }
-            String groupId = CommandCodec.decodeCommittedOffsetQuery(query);
-            result = groupId == null ? new Result.GroupsListed(new ArrayList<>(partition.committedOffsets().keySet()))
-                    : committedOffset(partition, groupId);
+            OffsetQueries.Query decoded = OffsetQueries.decode(query);
+            result = decoded.groupsListing()
+                    ? new Result.GroupsListed(new ArrayList<>(partition.committedOffsets().keySet()))
+                    : OffsetQueries.committedOffset(partition, decoded.groupId(), decoded.requireStable());
         } catch (CommandFormatException e) {
             result = new Result.Rejected(ErrorCode.INVALID_REQUEST, e.getMessage());
         } catch (StorageException | IOException e) {

@@ -251,8 +251,9 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     @Override
-    public CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
-        return leaderReads.committedOffset(tp, groupId, timeoutMs);
+    public CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, boolean requireStable,
+            long timeoutMs) {
+        return leaderReads.committedOffset(tp, groupId, requireStable, timeoutMs);
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.offsets.InMemoryOffsetStore;
 import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.OffsetQueries;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -118,15 +119,14 @@ final class FakeReplicatedPartitions implements ReplicatedPartitions {
     }
 
     @Override
-    public synchronized CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, long timeoutMs) {
+    public synchronized CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId,
+            boolean requireStable, long timeoutMs) {
         Optional<Partition> replica = leaderReplica(tp);
         if (replica.isEmpty()) {
             return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT,
                     tp + ": leader unreachable"));
         }
-        return CompletableFuture.completedFuture(replica.get().committedOffset(groupId)
-                .<Result>map(Result.OffsetFetched::of)
-                .orElse(Result.OffsetFetched.NONE));
+        return CompletableFuture.completedFuture(OffsetQueries.committedOffset(replica.get(), groupId, requireStable));
     }
 
     @Override

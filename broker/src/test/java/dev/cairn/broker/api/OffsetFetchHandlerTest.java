@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.partition.Command;
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.protocol.message.OffsetCommitResponse;
@@ -53,8 +54,12 @@ class OffsetFetchHandlerTest {
     }
 
     private Struct fetch(int version, String groupId, List<Struct> topics) {
+        return fetch(version, groupId, topics, false);
+    }
+
+    private Struct fetch(int version, String groupId, List<Struct> topics, boolean requireStable) {
         Struct body = new Struct(OffsetFetchRequest.SCHEMA).set(OffsetFetchRequest.GROUP_ID, groupId)
-                .set(OffsetFetchRequest.TOPICS, topics);
+                .set(OffsetFetchRequest.TOPICS, topics).set(OffsetFetchRequest.REQUIRE_STABLE, requireStable);
         return call(handler, request(ApiKey.OFFSET_FETCH, version, body));
     }
 
@@ -105,6 +110,28 @@ class OffsetFetchHandlerTest {
         Struct response = fetch(version, "app", null);
         assertEquals(List.of("audit-0=9//0", "orders-0=42/checkpoint/0"), answers(version, response));
         assertTrue(answers(version, fetch(version, "other", null)).isEmpty());
+    }
+
+    /**
+     * KIP-447: while a transaction holds an offset of the group for a partition, a consumer that asks for stable
+     * offsets (require_stable, v7+) is told UNSTABLE_OFFSET_COMMIT for that partition and retries; one that does not
+     * gets the last committed offset, the pending one ignored (Kafka's OffsetMetadataManager.fetchOffsets).
+     */
+    @Test
+    void aPendingTransactionalOffsetIsUnstableOnlyForAStableRead() {
+        partitions.submit(ORDERS_0, new Command.TxnCommitOffset(77L, (short) 0, "app", 99, 3, "txn", 2_000L), 1_000)
+                .join();
+        assertEquals(List.of("orders-0=42/checkpoint/0", "audit-0=9//0"),
+                answers(7, fetch(7, "app", List.of(wanted("orders", 0), wanted("audit", 0)), false)));
+        assertEquals(List.of("orders-0=42/checkpoint/0"), answers(6, fetch(6, "app", List.of(wanted("orders", 0)))),
+                "versions before require_stable read committed offsets");
+        assertEquals(List.of("orders-0=-1//" + ErrorCode.UNSTABLE_OFFSET_COMMIT.code(), "audit-0=9//0"),
+                answers(7, fetch(7, "app", List.of(wanted("orders", 0), wanted("audit", 0)), true)));
+        assertEquals(List.of("audit-0=9//0", "orders-0=-1//" + ErrorCode.UNSTABLE_OFFSET_COMMIT.code()),
+                answers(7, fetch(7, "app", null, true)), "every partition of the group, as when named");
+
+        partitions.submit(ORDERS_0, new Command.TxnEndOffsets(77L, (short) 0, true), 1_000).join();
+        assertEquals(List.of("orders-0=99/txn/0"), answers(7, fetch(7, "app", List.of(wanted("orders", 0)), true)));
     }
 
     @Test

@@ -96,13 +96,7 @@ class CommandCodecTest {
     }
 
     @Test
-    void committedOffsetQueriesRoundTrip() {
-        assertEquals("group-ü", CommandCodec.decodeCommittedOffsetQuery(CommandCodec.encodeCommittedOffsetQuery(
-                "group-ü")));
-        assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommittedOffsetQuery(
-                ByteBuffer.wrap(new byte[] {1, 9})));
-        assertEquals(null, CommandCodec.decodeCommittedOffsetQuery(CommandCodec.encodeCommittedGroupsQuery()),
-                "the committed-groups query names no group");
+    void groupListingsAreBounded() {
         // A listing claiming more names than its bytes can hold is refused before anything is allocated.
         ByteBuffer claim = ByteBuffer.allocate(6).put((byte) 1).put((byte) 10).putInt(Integer.MAX_VALUE).flip();
         assertThrows(CommandFormatException.class, () -> CommandCodec.decodeResult(claim));

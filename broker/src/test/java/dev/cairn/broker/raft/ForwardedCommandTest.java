@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.CommandCodec;
+import dev.cairn.broker.partition.OffsetQueries;
 import dev.cairn.broker.partition.PlacementCodec;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -76,6 +77,6 @@ class ForwardedCommandTest {
     @Test
     void otherQueriesAreNotTakenForForwardedCommands() {
         assertFalse(ForwardedCommand.isForwarded(PlacementCodec.encodeBatchQuery(0, 1024)));
-        assertFalse(ForwardedCommand.isForwarded(CommandCodec.encodeCommittedOffsetQuery("group")));
+        assertFalse(ForwardedCommand.isForwarded(OffsetQueries.encodeCommittedOffsetQuery("group", true)));
     }
 }
