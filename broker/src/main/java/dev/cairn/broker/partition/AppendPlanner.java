@@ -50,13 +50,15 @@ public final class AppendPlanner {
 
     /**
      * As {@link #reset(long, long, ProducerStateTable)}, and a transactional batch that opens a transaction is placed
-     * only when {@code checked} admits it; {@code openProducers}: those with a transaction open in the applied state.
+     * only when {@code checked} admits it and there is room for another ({@link TransactionIndex#ABORTED_MAX});
+     * {@code openProducers}: those with a transaction open in the applied state, which holds
+     * {@code abortedTransactions}.
      */
     public synchronized void reset(long currentTerm, long highWatermark, ProducerStateTable committedProducers,
-            java.util.Set<Long> openProducers, TransactionVerifications checked) {
+            java.util.Set<Long> openProducers, int abortedTransactions, TransactionVerifications checked) {
         reset(currentTerm, highWatermark, committedProducers);
         verifications = checked;
-        checked.reset(openProducers, currentTerm == verifiedTerm);
+        checked.reset(openProducers, abortedTransactions, currentTerm == verifiedTerm);
         verifiedTerm = currentTerm;
     }
 
@@ -74,6 +76,15 @@ public final class AppendPlanner {
     /** Places one append: the entry to replicate instead of it. */
     public synchronized Command plan(Append append) {
         Command placement = decide(append, producers, nextOffset, header);
+        if (placement instanceof AppendAt at && at.txn() == TxnRole.DATA && verifications != null
+                && !verifications.isOpen(at.producerId()) && !verifications.hasRoomToOpen()) {
+            // Rebuilt before the next placement, the view reads the applied count afresh: room comes back as the log
+            // start passes aborted transactions (retention, DeleteRecords).
+            invalidate();
+            return new AppendRefused(ErrorCode.POLICY_VIOLATION, "partition holds " + TransactionIndex.ABORTED_MAX
+                    + " aborted transactions, open ones included, until its log start passes some; a transactional "
+                    + "batch of producer " + at.producerId() + " may not open another");
+        }
         if (placement instanceof AppendAt at && at.txn() == TxnRole.DATA && verifications != null
                 && !verifications.admit(at.producerId(), at.producerEpoch(), at.firstSequence())) {
             return new AppendRefused(ErrorCode.NOT_ENOUGH_REPLICAS, "a transactional batch of producer "

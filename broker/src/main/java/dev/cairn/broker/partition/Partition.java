@@ -211,7 +211,7 @@ public final class Partition {
     public CommittedView committedView() {
         synchronized (writeLock) {
             return new CommittedView(appliedRaftIndex, highWatermark, producers.copy(),
-                    transactions.openTransactions());
+                    transactions.openTransactions(), transactions.abortedCount());
         }
     }
 
@@ -347,7 +347,7 @@ public final class Partition {
         producers.readFrom(ByteBuffer.wrap(snapshot.producerState()));
         configs.restore(snapshot.topicConfigs());
         leaderEpochs.restore(snapshot.leaderEpochs(), log, highWatermark);
-        transactions.restore(snapshot.transactionState());
+        transactions.restore(snapshot.transactionState(), log.logStartOffset());
         coordinator.restore(snapshot.coordinatorState());
     }
 

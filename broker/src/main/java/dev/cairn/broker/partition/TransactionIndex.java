@@ -16,9 +16,12 @@ import java.util.TreeMap;
  * transaction (which bounds the last stable offset: read_committed readers stop before it) and the transactions that
  * were aborted (which read_committed fetches return, so clients skip their records). Kafka keeps the aborted ones in a
  * {@code .txnindex} file per segment; here they are in memory and in the partition's snapshot, and leave with the
- * segments that held them ({@link #onLogStartMoved}). It also holds the consumer offsets producers' transactions
- * committed for this partition (TxnOffsetCommit), pending until the producer's marker: a commit marker makes them
- * the groups' committed offsets ({@link #drainCommittedOffsets}), an abort marker drops them.
+ * segments that held them: every entry whose abort marker lies below the log start is dropped as the log start moves
+ * ({@link #onLogStartMoved}: retention and DeleteRecords, in apply order; {@link #restore} to a snapshot), and the
+ * leader opens no transaction that could take them past {@link #ABORTED_MAX} (TransactionVerifications). It also
+ * holds the consumer offsets producers' transactions committed for this partition (TxnOffsetCommit), pending until
+ * the producer's marker: a commit marker makes them the groups' committed offsets ({@link #drainCommittedOffsets}),
+ * an abort marker drops them.
  *
  * <p>Derived state, rebuilt deterministically from the committed placements; written on the apply thread, read by
  * fetches on any thread (every method is synchronized).
@@ -27,10 +30,28 @@ public final class TransactionIndex {
     private static final int SNAPSHOT_FORMAT_VERSION = 1;
     /** Open transactions a snapshot may hold: one per producer (ProducerStateTable's bound). */
     private static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
-    /** Aborted transactions a snapshot may hold when decoding (an encoded count above it is corrupt). */
+    /**
+     * Aborted transactions one partition holds at most (in memory, about 100 bytes each, and in its snapshot, 24): the
+     * leader opens no new transaction here while those held plus those open reach it (each open one may still
+     * abort). Kafka keeps them on disk per segment and has no such bound; here room comes back only as the log start
+     * passes their markers, so a topic kept forever that aborts often stops taking new transactions on a partition
+     * (POLICY_VIOLATION) after this many aborts.
+     */
+    public static final int ABORTED_MAX = 1_000_000;
+    /**
+     * Aborted transactions a snapshot may hold when decoding (an encoded count above it is corrupt); above
+     * {@link #ABORTED_MAX} so that snapshots taken before it was enforced still load.
+     */
     private static final int ABORTED_DECODE_MAX = 1 << 24;
     /** Groups whose offsets one producer's transaction may hold pending here; more are refused (POLICY_VIOLATION). */
     public static final int PENDING_GROUPS_PER_PRODUCER_MAX = 1_000;
+
+    static {
+        if ((long) ABORTED_MAX + OPEN_MAX > ABORTED_DECODE_MAX) {
+            throw new ExceptionInInitializerError("ABORTED_MAX " + ABORTED_MAX + " plus OPEN_MAX " + OPEN_MAX
+                    + " exceeds ABORTED_DECODE_MAX " + ABORTED_DECODE_MAX + ": a snapshot within them would not load");
+        }
+    }
 
     /** An aborted transaction: its producer, its first offset here, and the offset of its abort marker. */
     public record Aborted(long producerId, long firstOffset, long lastOffset) {
@@ -155,9 +176,18 @@ public final class TransactionIndex {
         return Map.copyOf(openByProducer);
     }
 
-    /** Forgets aborted transactions whose marker left the log; open ones stay (their marker is still to come). */
+    /**
+     * Forgets aborted transactions whose marker left the log (below {@code logStartOffset}); open ones stay (their
+     * marker is still to come). A read_committed fetch from the log start on names the same ones as before: those it
+     * names end at or after its fetch offset.
+     */
     public synchronized void onLogStartMoved(long logStartOffset) {
         abortedByLastOffset.headMap(logStartOffset, false).clear();
+    }
+
+    /** The aborted transactions held (at most {@link #ABORTED_MAX} where the leader's placements enforce it). */
+    public synchronized int abortedCount() {
+        return abortedByLastOffset.size();
     }
 
     public synchronized void clear() {
@@ -188,6 +218,15 @@ public final class TransactionIndex {
 
     /** Replaces this index with one {@link #encode}d (null: an empty one); malformed bytes throw. */
     public synchronized void restore(byte[] encoded) {
+        restore(encoded, 0);
+    }
+
+    /**
+     * As {@link #restore(byte[])}, in a log now starting at {@code logStartOffset}: aborted transactions whose marker
+     * lies below it are dropped, as {@link #onLogStartMoved} would have (the log may start after the snapshot's start
+     * when retention ran after it was taken; the entries replayed then move it there again).
+     */
+    public synchronized void restore(byte[] encoded, long logStartOffset) {
         if (encoded == null) {
             clear();
             return;
@@ -212,6 +251,7 @@ public final class TransactionIndex {
             abortedByLastOffset.put(entry.lastOffset(), entry);
         }
         pendingOffsets.putAll(PendingOffsetsCodec.decode(in));
+        onLogStartMoved(logStartOffset);
     }
 
     private static int count(ByteBuffer in, int max, String what) {

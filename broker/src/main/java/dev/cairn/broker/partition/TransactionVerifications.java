@@ -24,6 +24,14 @@ public final class TransactionVerifications {
     /** Producers with a transaction open here at most (as many as the producer state keeps); past it none opens. */
     public static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
 
+    /** The partition's bound on aborted transactions ({@link TransactionIndex#ABORTED_MAX}; smaller in tests). */
+    private final int abortedMax;
+    /**
+     * The aborted transactions the partition holds once every placement so far is applied, the log start aside (which
+     * only lowers it: the applied count is read afresh at each rebuild).
+     */
+    private int abortedHeld;
+
     private final Set<Long> open = new HashSet<>();
     /** Registrations by producer (a marker cancels its producer's), and all of them oldest first (the bound). */
     private final Map<Long, Set<Pending>> byProducer = new HashMap<>();
@@ -39,6 +47,22 @@ public final class TransactionVerifications {
     };
 
     private record Pending(long producerId, short epoch, int firstSequence) {
+    }
+
+    public TransactionVerifications() {
+        this(TransactionIndex.ABORTED_MAX);
+    }
+
+    TransactionVerifications(int abortedMax) {
+        this.abortedMax = abortedMax;
+    }
+
+    /**
+     * Whether another transaction may open here: every open one may still abort, and the aborted ones held must stay
+     * within {@link TransactionIndex#ABORTED_MAX}.
+     */
+    synchronized boolean hasRoomToOpen() {
+        return (long) abortedHeld + open.size() < abortedMax;
     }
 
     /** Whether the producer has a transaction open here as the leader placed it (its batches need no verification). */
@@ -84,7 +108,9 @@ public final class TransactionVerifications {
         if (at.txn() == TxnRole.DATA) {
             open.add(at.producerId());
         } else if (at.txn().isMarker()) {
-            open.remove(at.producerId());
+            if (open.remove(at.producerId()) && at.txn() == TxnRole.ABORT) {
+                abortedHeld++;
+            }
             Set<Pending> cancelled = byProducer.remove(at.producerId());
             if (cancelled != null) {
                 cancelled.forEach(pending::remove);
@@ -93,8 +119,8 @@ public final class TransactionVerifications {
     }
 
     /**
-     * The planner was rebuilt from the applied state: the producers with a transaction open there (the placements
-     * after it follow by replay, through {@link #onPlaced}).
+     * The planner was rebuilt from the applied state: the producers with a transaction open there and the number of
+     * aborted transactions it holds (the placements after it follow by replay, through {@link #onPlaced}).
      *
      * <p>In a new term the registrations are dropped: markers another leader placed meanwhile never passed
      * {@link #onPlaced} here, so a batch verified before cannot be trusted; refused, it is retried and verified anew.
@@ -103,9 +129,10 @@ public final class TransactionVerifications {
      * them there too refused every batch whose verification was out at each rebuild, and under three-broker load the
      * retried batches met the next rebuild in turn: transactions could not write for a minute and timed out.
      */
-    synchronized void reset(Set<Long> producerIds, boolean sameTerm) {
+    synchronized void reset(Set<Long> producerIds, int abortedTransactions, boolean sameTerm) {
         open.clear();
         open.addAll(producerIds);
+        abortedHeld = abortedTransactions;
         if (!sameTerm) {
             pending.clear();
             byProducer.clear();

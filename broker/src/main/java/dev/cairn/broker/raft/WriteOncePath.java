@@ -85,7 +85,7 @@ final class WriteOncePath {
     private void rebuild(long term, RaftLog raftLog, Partition partition) throws IOException {
         CommittedView view = partition.committedView();
         planner.reset(term, view.highWatermark(), view.producers(), view.openTransactions().keySet(),
-                partition.verifications());
+                view.abortedTransactions(), partition.verifications());
         TermIndex last = raftLog.getLastEntryTermIndex();
         long lastIndex = last == null ? 0 : last.getIndex();
         for (long index = view.appliedRaftIndex() + 1; index <= lastIndex; index++) {

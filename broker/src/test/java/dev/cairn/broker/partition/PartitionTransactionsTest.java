@@ -154,6 +154,41 @@ class PartitionTransactionsTest {
         assertEquals(5, reopened.lastStableOffset());
     }
 
+    /**
+     * The log start moving (DeleteRecords here; retention goes the same way) drops, in apply order, every aborted
+     * transaction whose marker lies below it, and read_committed fetches from the log start on name the same ones as
+     * before. A snapshot restored into the log afterwards (its start later than the snapshot's) holds none below it.
+     */
+    @Test
+    void abortedTransactionsBelowTheLogStartLeaveWithIt() {
+        Partition partition = open();
+        placeAndApply(partition, transactionalBatch(2, PRODUCER, (short) 0, 0));
+        placeAndApply(partition, marker(false, (short) 0));
+        placeAndApply(partition, transactionalBatch(1, PRODUCER, (short) 0, 2));
+        placeAndApply(partition, marker(false, (short) 0));
+        placeAndApply(partition, PartitionTest.clientBatch(1, -1, (short) -1, -1));
+        Aborted first = new Aborted(PRODUCER, 0, 2);
+        Aborted second = new Aborted(PRODUCER, 3, 4);
+        assertEquals(List.of(first, second), partition.abortedTransactions(0, 6));
+        PartitionSnapshot snapshot = PartitionSnapshot.decode(ByteBuffer.wrap(partition.snapshot().encode()));
+        long snapshotIndex = raftIndex;
+        List<List<Aborted>> fromTheLogStart = List.of(partition.abortedTransactions(3, 6),
+                partition.abortedTransactions(4, 5), partition.abortedTransactions(5, 6));
+
+        partition.apply(++raftIndex, 1, new Command.DeleteRecords(3));
+
+        assertEquals(3, partition.logStartOffset());
+        assertEquals(List.of(second), partition.abortedTransactions(0, 6), "the first one's marker left the log");
+        assertEquals(fromTheLogStart, List.of(partition.abortedTransactions(3, 6),
+                partition.abortedTransactions(4, 5), partition.abortedTransactions(5, 6)));
+        partition.apply(++raftIndex, 1, new Command.DeleteRecords(5));
+        assertEquals(List.of(), partition.abortedTransactions(0, 6));
+
+        partition.restore(snapshotIndex, snapshot);
+        assertEquals(5, partition.logStartOffset(), "the log kept its later start");
+        assertEquals(List.of(), partition.abortedTransactions(0, 6), "none below the log start after a restore");
+    }
+
     @Test
     void transactionalOffsetsTakeEffectOnlyWhenTheTransactionCommits() {
         Partition partition = open();

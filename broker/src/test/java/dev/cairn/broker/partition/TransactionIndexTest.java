@@ -68,6 +68,52 @@ class TransactionIndexTest {
         assertEquals(3, index.lastStableOffset(4), "the open transaction's marker is still to come");
     }
 
+    /**
+     * Dropping aborted transactions below the log start changes no read_committed answer from the log start on: a
+     * fetch names those whose marker is at or after its offset (Kafka drops a segment's .txnindex with the segment).
+     */
+    @Test
+    void readCommittedAnswersFromTheLogStartOnAreUnchanged() {
+        index.onCommitted(at(0, 3, 7, TxnRole.DATA));
+        index.onCommitted(at(3, 1, 8, TxnRole.DATA));
+        index.onCommitted(at(4, 1, 7, TxnRole.ABORT));
+        index.onCommitted(at(5, 1, 9, TxnRole.DATA));
+        index.onCommitted(at(6, 1, 8, TxnRole.ABORT));
+        index.onCommitted(at(7, 1, 9, TxnRole.ABORT));
+        TransactionIndex before = new TransactionIndex();
+        before.restore(index.encode());
+        for (long logStart = 0; logStart <= 8; logStart++) {
+            index.onLogStartMoved(logStart);
+            for (long from = logStart; from <= 8; from++) {
+                for (long upTo = from; upTo <= 8; upTo++) {
+                    assertEquals(before.abortedWithin(from, upTo), index.abortedWithin(from, upTo),
+                            "log start " + logStart + ", fetch [" + from + ", " + upTo + ")");
+                }
+            }
+            assertEquals(before.aborted().tailMap(logStart, true), index.aborted(),
+                    "exactly those whose marker is below the log start are gone");
+        }
+        assertEquals(0, index.abortedCount());
+    }
+
+    /** A snapshot restored into a log that starts later (retention ran after it was taken) holds none below it. */
+    @Test
+    void aRestoredIndexDropsAbortedTransactionsBelowTheLogStart() {
+        index.onCommitted(at(0, 2, 7, TxnRole.DATA));
+        index.onCommitted(at(2, 1, 7, TxnRole.ABORT));
+        index.onCommitted(at(3, 1, 8, TxnRole.DATA));
+        index.onCommitted(at(4, 1, 8, TxnRole.ABORT));
+        assertEquals(2, index.abortedCount());
+        TransactionIndex restored = new TransactionIndex();
+
+        restored.restore(index.encode(), 3);
+
+        assertEquals(List.of(new Aborted(8, 3, 4)), restored.abortedWithin(0, 5));
+        assertEquals(1, restored.abortedCount());
+        restored.restore(index.encode());
+        assertEquals(2, restored.abortedCount(), "without a log start, all of them");
+    }
+
     @Test
     void anEncodedIndexRestoresTheSameAnswers() {
         index.onCommitted(at(0, 2, 7, TxnRole.DATA));

@@ -31,7 +31,7 @@ class TransactionVerificationsTest {
 
     @Test
     void aBatchThatOpensATransactionNeedsItsVerification() {
-        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), 0, verifications);
         AppendRefused unverified = assertInstanceOf(AppendRefused.class, plan(2, 0));
         assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, unverified.error(), "retriable: verified anew when retried");
 
@@ -48,7 +48,7 @@ class TransactionVerificationsTest {
     /** The KIP-890 case: verified, then the transaction is aborted before the batch is placed; it must not open one. */
     @Test
     void aMarkerPlacedWhileTheBatchWasVerifiedCancelsIt() {
-        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), 0, verifications);
         verifications.register(PRODUCER, (short) 0, 0);
         assertInstanceOf(AppendAt.class, marker());
         assertInstanceOf(AppendRefused.class, plan(2, 0));
@@ -58,7 +58,7 @@ class TransactionVerificationsTest {
     /** A registration is for one batch: a zombie's other batch cannot ride on the next transaction's verification. */
     @Test
     void aRegistrationAdmitsOnlyItsOwnBatch() {
-        planner.reset(1, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), 0, verifications);
         verifications.register(PRODUCER, (short) 0, 5);
         assertInstanceOf(AppendRefused.class, plan(2, 0), "sequence 0 was not the batch verified");
     }
@@ -66,9 +66,9 @@ class TransactionVerificationsTest {
     @Test
     void aRebuiltPlannerKnowsTheOpenTransactionsAndForgetsRegistrations() {
         verifications.register(PRODUCER, (short) 0, 0);
-        planner.reset(2, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(2, 0, new ProducerStateTable(), Set.of(), 0, verifications);
         assertInstanceOf(AppendRefused.class, plan(2, 0), "registrations from before the rebuild are not trusted");
-        planner.reset(3, 0, new ProducerStateTable(), Set.of(PRODUCER), verifications);
+        planner.reset(3, 0, new ProducerStateTable(), Set.of(PRODUCER), 0, verifications);
         assertTrue(verifications.isOpen(PRODUCER));
         assertInstanceOf(AppendAt.class, plan(2, 0));
     }
@@ -93,10 +93,10 @@ class TransactionVerificationsTest {
 
     /** Registers the producer's first batch in {@code term}, then has the view invalidated and rebuilt in it. */
     private void registerThenRebuildWithinTerm(long term) {
-        planner.reset(term, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(term, 0, new ProducerStateTable(), Set.of(), 0, verifications);
         verifications.register(PRODUCER, (short) 0, 0);
         planner.invalidate();
-        planner.reset(term, 0, new ProducerStateTable(), Set.of(), verifications);
+        planner.reset(term, 0, new ProducerStateTable(), Set.of(), 0, verifications);
     }
 
     @Test
@@ -108,6 +108,41 @@ class TransactionVerificationsTest {
         verifications.register(PRODUCER, (short) 0, 0);
         assertFalse(verifications.admit(PRODUCER, (short) 0, 0), "no new transaction past the bound");
         assertTrue(verifications.admit(1_000, (short) 0, 1), "an open one goes on");
+    }
+
+    /**
+     * The partition's aborted transactions are bounded (TransactionIndex.ABORTED_MAX, 3 here): no transaction opens
+     * while those held plus those open, each of which may still abort, reach it. The refusal is final for the
+     * transaction (POLICY_VIOLATION: the producer aborts it, and nothing is open here to record) and drops the view,
+     * so the next placement reads the applied count afresh.
+     */
+    @Test
+    void noTransactionOpensThatCouldTakeTheAbortedOnesPastTheirBound() {
+        TransactionVerifications bounded = new TransactionVerifications(3);
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(), 1, bounded);
+        assertInstanceOf(AppendAt.class, open(bounded, 1));
+        assertInstanceOf(AppendAt.class, open(bounded, 2));
+        AppendRefused full = assertInstanceOf(AppendRefused.class, open(bounded, 3));
+        assertEquals(ErrorCode.POLICY_VIOLATION, full.error());
+        assertFalse(planner.isCurrent(1), "the view is rebuilt before the next placement");
+
+        planner.reset(1, 0, new ProducerStateTable(), Set.of(1L, 2L), 1, bounded);
+        assertInstanceOf(AppendAt.class, planner.plan(new Command.TxnMarker(1, (short) 0, false, 0, 5_000L)));
+        assertInstanceOf(AppendRefused.class, open(bounded, 3), "the abort holds its place among the aborted");
+        assertInstanceOf(AppendAt.class, planner.plan(new Command.TxnMarker(2, (short) 0, true, 0, 5_000L)));
+        assertInstanceOf(AppendAt.class, open(bounded, 3), "a commit gives its place back");
+
+        planner.reset(2, 0, new ProducerStateTable(), Set.of(), 3, bounded);
+        assertInstanceOf(AppendRefused.class, open(bounded, 4));
+        planner.reset(2, 0, new ProducerStateTable(), Set.of(), 0, bounded);
+        assertInstanceOf(AppendAt.class, open(bounded, 4), "the log start passed the aborted ones");
+    }
+
+    /** Registers and plans the first batch of {@code producer}'s transaction. */
+    private Command open(TransactionVerifications bounded, long producer) {
+        bounded.register(producer, (short) 0, 0);
+        return planner.plan(new Command.Append(PartitionTestBatches.transactional(1, producer, (short) 0, 0),
+                5_000L));
     }
 
     @Test
