@@ -227,9 +227,9 @@ public final class Partition {
         return log.read(fetchOffset, maxBytes, Math.min(upToOffset, highWatermark()));
     }
 
-    /** Where read_committed readers stop: before the first open transaction, at most the high watermark. */
+    /** Where read_committed readers stop: before the first open transaction (not below the log start, as Kafka). */
     public long lastStableOffset() {
-        return transactions.lastStableOffset(highWatermark);
+        return Math.max(log.logStartOffset(), transactions.lastStableOffset(highWatermark));
     }
 
     /** The aborted transactions a read_committed fetch of {@code [fromOffset, upToOffset)} names; any thread. */

@@ -189,6 +189,23 @@ class PartitionTransactionsTest {
         assertEquals(List.of(), partition.abortedTransactions(0, 6), "none below the log start after a restore");
     }
 
+    /**
+     * An open transaction whose first records left the log (the log start moved past them) holds the last stable
+     * offset at the log start, not below it, as Kafka's UnifiedLog bounds its first unstable offset: a read_committed
+     * consumer asking for the latest offset is not sent below the log start.
+     */
+    @Test
+    void theLastStableOffsetIsNeverBelowTheLogStart() {
+        Partition partition = open();
+        placeAndApply(partition, transactionalBatch(2, PRODUCER, (short) 0, 0));
+        placeAndApply(partition, PartitionTest.clientBatch(1, -1, (short) -1, -1));
+        assertEquals(0, partition.lastStableOffset());
+        partition.apply(++raftIndex, 1, new Command.DeleteRecords(2));
+        assertEquals(2, partition.lastStableOffset());
+        placeAndApply(partition, marker(true, (short) 0));
+        assertEquals(4, partition.lastStableOffset());
+    }
+
     @Test
     void transactionalOffsetsTakeEffectOnlyWhenTheTransactionCommits() {
         Partition partition = open();
