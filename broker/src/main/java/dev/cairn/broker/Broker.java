@@ -63,6 +63,7 @@ import dev.cairn.broker.api.SyncGroupHandler;
 import dev.cairn.broker.api.TopicCreator;
 import dev.cairn.broker.api.TransactionCoordinator;
 import dev.cairn.broker.api.TransactionMarkerWriter;
+import dev.cairn.broker.api.TransactionalIdExpirer;
 import dev.cairn.broker.api.TxnOffsetCommitHandler;
 import dev.cairn.broker.api.WriteTxnMarkersHandler;
 import dev.cairn.broker.api.AddOffsetsToTxnHandler;
@@ -429,8 +430,7 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
                 System::currentTimeMillis, transactions));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
-        timer.scheduleWithFixedDelay(new TransactionMarkerWriter(transactions), TransactionMarkerWriter.INTERVAL_MS,
-                TransactionMarkerWriter.INTERVAL_MS, TimeUnit.MILLISECONDS);
+        scheduleTransactionJobs(config, timer, transactions);
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(new ProducerIds(cluster), transactions));
         handlers.put(ApiKey.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnHandler(cluster, transactions));
         handlers.put(ApiKey.ADD_OFFSETS_TO_TXN, new AddOffsetsToTxnHandler(transactions));
@@ -489,6 +489,19 @@ public final class Broker implements Closeable {
         // Last, from the map itself: ApiVersions advertises exactly the APIs registered above.
         handlers.put(ApiKey.API_VERSIONS, new ApiVersionsHandler(handlers.keySet()));
         return new ApiDispatcher(handlers);
+    }
+
+    /** The coordinator's own work: ending (and timing out) transactions, and expiring idle transactional ids. */
+    private static void scheduleTransactionJobs(BrokerConfig config, ScheduledExecutorService timer,
+            TransactionCoordinator transactions) {
+        timer.scheduleWithFixedDelay(new TransactionMarkerWriter(transactions), TransactionMarkerWriter.INTERVAL_MS,
+                TransactionMarkerWriter.INTERVAL_MS, TimeUnit.MILLISECONDS);
+        long cleanupIntervalMs = TransactionKeys.TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS.parse(
+                config.text(TransactionKeys.TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS));
+        timer.scheduleWithFixedDelay(new TransactionalIdExpirer(transactions,
+                TransactionKeys.TRANSACTIONAL_ID_EXPIRATION_MS.parse(
+                        config.text(TransactionKeys.TRANSACTIONAL_ID_EXPIRATION_MS))),
+                cleanupIntervalMs, cleanupIntervalMs, TimeUnit.MILLISECONDS);
     }
 
     private static TransactionCoordinator transactionCoordinator(BrokerConfig config, RatisCluster cluster,

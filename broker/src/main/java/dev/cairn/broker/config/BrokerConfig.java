@@ -332,6 +332,8 @@ public record BrokerConfig(
             }
         }
         config.raftSnapshotIntervalBytes();
+        // Parsed where the coordinator is built; checked here so that a bad value stops the broker before it starts.
+        TransactionKeys.KEYS.forEach(key -> key.parse(config.text(key)));
         if (config.queuedMaxRequestBytes() == 0) {
             throw new ConfigException("queued.max.request.bytes must be positive, or -1 for no bound; got 0");
         }

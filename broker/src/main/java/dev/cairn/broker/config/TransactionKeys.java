@@ -23,8 +23,18 @@ public final class TransactionKeys {
             900_000, 1, Integer.MAX_VALUE,
             "Longest transaction timeout a producer may ask for (INVALID_TRANSACTION_TIMEOUT above).");
 
+    /** Kafka's default, 7 days: an id with no transaction open or ending, not updated that long, is forgotten. */
+    public static final ConfigKey<Integer> TRANSACTIONAL_ID_EXPIRATION_MS = intKey("transactional.id.expiration.ms",
+            604_800_000, 1, Integer.MAX_VALUE,
+            "How long a transactional id may stay idle (no transaction, no update) before its coordinator forgets it.");
+    /** Kafka's default, 1 hour. */
+    public static final ConfigKey<Integer> TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS = intKey(
+            "transactions.remove.expired.transaction.cleanup.interval.ms", 3_600_000, 1, Integer.MAX_VALUE,
+            "How often a coordinator looks for transactional ids idle past transactional.id.expiration.ms.");
+
     public static final List<ConfigKey<?>> KEYS = List.of(TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_MAX_TIMEOUT_MS);
+            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_MAX_TIMEOUT_MS, TRANSACTIONAL_ID_EXPIRATION_MS,
+            TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS);
 
     private TransactionKeys() {
     }

@@ -92,6 +92,19 @@ public sealed interface Command {
             implements Command {
     }
 
+    /**
+     * Kafka's {@code transactional.id.expiration.ms}: the coordinator's leader proposes the transactional ids it found
+     * idle for {@code expirationMs} as of {@code nowMs} (both stamped by the leader: its clock and its setting), and
+     * each is removed only if, as this entry applies, it still holds no transaction (Empty, CompleteCommit or
+     * CompleteAbort) and was last updated {@code expirationMs} or more before {@code nowMs}. At most
+     * {@link CoordinatorTransactions#EXPIRED_IDS_PER_COMMAND_MAX} ids.
+     */
+    record TxnExpireIds(java.util.List<String> transactionalIds, long expirationMs, long nowMs) implements Command {
+        public TxnExpireIds {
+            transactionalIds = java.util.List.copyOf(transactionalIds);
+        }
+    }
+
     /** Every marker of the ending transaction is written: it is complete. */
     record TxnComplete(String transactionalId, long producerId, short producerEpoch, long nowMs) implements Command {
     }

@@ -22,6 +22,8 @@ import java.util.TreeSet;
 public final class CoordinatorTransactions {
     /** Transactional ids one coordinator partition holds; a new one past it is refused (POLICY_VIOLATION). */
     public static final int TRANSACTIONAL_IDS_MAX = 100_000;
+    /** Transactional ids one {@link Command.TxnExpireIds} names at most (the leader proposes more in several). */
+    public static final int EXPIRED_IDS_PER_COMMAND_MAX = 1_000;
     /** Partitions one transaction may write; more are refused (POLICY_VIOLATION). */
     public static final int PARTITIONS_PER_TRANSACTION_MAX = 10_000;
     /** The last epoch a producer id is given; past it the transactional id moves to a new producer id. */
@@ -48,7 +50,28 @@ public final class CoordinatorTransactions {
         if (command instanceof Command.TxnVerify verify) {
             return verify(verify);
         }
+        if (command instanceof Command.TxnExpireIds expire) {
+            return expireIds(expire);
+        }
         return null;
+    }
+
+    /**
+     * Removes the proposed transactional ids that, as of this entry, are still idle: no transaction open or ending,
+     * and last updated at least {@code expirationMs} before the leader's {@code nowMs} (Kafka's rule). An id that was
+     * used since the leader looked, or is unknown, stays as it is. The answer's message counts those removed.
+     */
+    private Result expireIds(Command.TxnExpireIds expire) {
+        int removed = 0;
+        for (String id : expire.transactionalIds()) {
+            TransactionRecord record = records.get(id);
+            if (record != null && record.expirable(expire.nowMs(), expire.expirationMs())) {
+                records.remove(id);
+                active.remove(id);
+                removed++;
+            }
+        }
+        return new Result.TxnAnswer(ErrorCode.NONE, -1, (short) -1, removed + " expired");
     }
 
     /** KIP-890: NONE when the partition is in the producer's ongoing transaction; INVALID_TXN_STATE otherwise. */

@@ -30,6 +30,16 @@ public record TransactionRecord(String transactionalId, long producerId, short p
         return only;
     }
 
+    /**
+     * Whether the transactional id may be forgotten as of {@code nowMs} (Kafka's {@code transactional.id.expiration.ms}
+     * rule): it holds no transaction open or ending, and was last updated {@code expirationMs} or more before.
+     */
+    public boolean expirable(long nowMs, long expirationMs) {
+        boolean idle = status == TxnStatus.EMPTY || status == TxnStatus.COMPLETE_COMMIT
+                || status == TxnStatus.COMPLETE_ABORT;
+        return idle && nowMs - lastUpdateMs >= expirationMs;
+    }
+
     /** Whether the transaction has been open longer than its timeout as of {@code nowMs}. */
     public boolean expired(long nowMs) {
         return status == TxnStatus.ONGOING && nowMs - startMs > timeoutMs;

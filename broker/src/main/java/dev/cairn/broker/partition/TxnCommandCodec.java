@@ -26,6 +26,7 @@ import java.util.TreeSet;
  *                          metadata str, commitTimeMs i64
  *   TxnEndOffsets    (19): producerId i64, producerEpoch i16, commit u8
  *   TxnVerify        (20): transactionalId str, producerId i64, producerEpoch i16, topic str, partition i32
+ *   TxnExpireIds     (21): expirationMs i64, nowMs i64, count i32, count x transactionalId str
  * result TxnAnswer   (12): errorCode i16, producerId i64, producerEpoch i16, message str
  * </pre>
  */
@@ -37,6 +38,7 @@ final class TxnCommandCodec {
     static final byte TXN_COMMIT_OFFSET = 18;
     static final byte TXN_END_OFFSETS = 19;
     static final byte TXN_VERIFY = 20;
+    static final byte TXN_EXPIRE_IDS = 21;
     static final byte TXN_ANSWER = 12;
 
     private TxnCommandCodec() {
@@ -65,6 +67,9 @@ final class TxnCommandCodec {
         } else if (command instanceof Command.TxnVerify c) {
             out.head(TXN_VERIFY).string(c.transactionalId()).i64(c.producerId()).i16(c.producerEpoch())
                     .string(c.partition().topic()).i32(c.partition().partition());
+        } else if (command instanceof Command.TxnExpireIds c) {
+            out.head(TXN_EXPIRE_IDS).i64(c.expirationMs()).i64(c.nowMs()).i32(c.transactionalIds().size());
+            c.transactionalIds().forEach(out::string);
         } else {
             throw new IllegalArgumentException("unknown command " + command);
         }
@@ -102,6 +107,8 @@ final class TxnCommandCodec {
                 long verifiedProducer = in.getLong();
                 short verifiedEpoch = in.getShort();
                 return new Command.TxnVerify(verified, verifiedProducer, verifiedEpoch, partition(in));
+            case TXN_EXPIRE_IDS:
+                return expireIds(in);
             default:
                 throw new CommandFormatException("unknown partition command type " + type);
         }
@@ -151,6 +158,21 @@ final class TxnCommandCodec {
         } catch (java.nio.BufferUnderflowException e) {
             throw new CommandFormatException("transaction record truncated");
         }
+    }
+
+    private static Command.TxnExpireIds expireIds(ByteBuffer in) {
+        long expirationMs = in.getLong();
+        long nowMs = in.getLong();
+        int count = in.getInt();
+        // Each id takes its 4-byte length at least.
+        if (count < 0 || count > CoordinatorTransactions.EXPIRED_IDS_PER_COMMAND_MAX || count > in.remaining() / 4) {
+            throw new CommandFormatException("transactional id expiry of " + count + " ids");
+        }
+        List<String> ids = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            ids.add(id(in));
+        }
+        return new Command.TxnExpireIds(ids, expirationMs, nowMs);
     }
 
     private static String id(ByteBuffer in) {

@@ -232,6 +232,18 @@ class BrokerConfigTest {
         assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("metrics.port", "-2")));
         assertEquals(-1, BrokerConfig.defaults().metricsPort(), "metrics are off unless asked for");
 
+        // Kafka's transactional.id.expiration.ms: 7 days by default, at least 1 ms.
+        assertEquals("604800000", BrokerConfig.defaults().text(TransactionKeys.TRANSACTIONAL_ID_EXPIRATION_MS));
+        for (String key : List.of("transactional.id.expiration.ms",
+                "transactions.remove.expired.transaction.cleanup.interval.ms")) {
+            ConfigException expiration = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of(key,
+                    "0")));
+            assertTrue(expiration.getMessage().contains(key), expiration.getMessage());
+        }
+        assertEquals(3_600_000, TransactionKeys.TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS.parse(
+                BrokerConfig.fromMap(Map.of("transactional.id.expiration.ms", "60000"))
+                        .text(TransactionKeys.TRANSACTIONS_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS)));
+
         assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "SSL://h:1")));
         assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(Map.of("listeners", "host-without-port")));
     }

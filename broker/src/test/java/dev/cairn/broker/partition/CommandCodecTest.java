@@ -102,6 +102,18 @@ class CommandCodecTest {
         assertThrows(CommandFormatException.class, () -> CommandCodec.decodeResult(claim));
     }
 
+    /** An expiry entry names a bounded number of transactional ids; a claim past it or past its bytes is refused. */
+    @Test
+    void transactionalIdExpiriesRoundTripAndAreBounded() {
+        Command.TxnExpireIds expire = new Command.TxnExpireIds(List.of("a", "id-ü"), 604_800_000L, 1_700_000_000_000L);
+        assertEquals(expire, CommandCodec.decodeCommand(CommandCodec.encode(expire)));
+        for (int claimed : new int[] {CoordinatorTransactions.EXPIRED_IDS_PER_COMMAND_MAX + 1, 3, -1}) {
+            ByteBuffer claim = ByteBuffer.allocate(2 + 8 + 8 + 4 + 4).put((byte) 1).put((byte) 21).putLong(1)
+                    .putLong(2).putInt(claimed).putInt(0).flip();
+            assertThrows(CommandFormatException.class, () -> CommandCodec.decodeCommand(claim), "count " + claimed);
+        }
+    }
+
     @Test
     void malformedBytesRaiseTheFormatExceptionOnly() {
         ByteBuffer valid = CommandCodec.encode(new Command.CommitOffset("group", 42, 3, "meta", 99L));

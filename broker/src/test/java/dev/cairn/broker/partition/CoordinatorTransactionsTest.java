@@ -167,4 +167,54 @@ class CoordinatorTransactionsTest {
         assertEquals(600, wrapped.producerId());
         assertEquals(0, wrapped.producerEpoch());
     }
+
+    /**
+     * Kafka's {@code transactional.id.expiration.ms}: an id is forgotten only when, as the leader's entry applies, it
+     * holds no transaction (Empty, CompleteCommit, CompleteAbort) and was last updated at least the expiration before
+     * the leader's stamped time. Anything else named in the entry stays as it is.
+     */
+    @Test
+    void onlyIdleTransactionalIdsExpireAsTheEntryApplies() {
+        long expirationMs = 604_800_000L;
+        init(500);
+        long emptySince = nowMs;
+        TxnInit other = new TxnInit("other-app", 60_000, 600, -1, (short) -1, nowMs);
+        apply(other);
+        apply(new TxnAddPartitions("other-app", 600, (short) 0, List.of(ORDERS_0), false, nowMs));
+
+        Result.TxnAnswer early = apply(new Command.TxnExpireIds(List.of(ID, "other-app", "unknown"), expirationMs,
+                emptySince + expirationMs - 1));
+        assertEquals(ErrorCode.NONE, early.error());
+        assertEquals(TxnStatus.EMPTY, coordinator.record(ID).status(), "not idle for long enough yet");
+
+        apply(new Command.TxnExpireIds(List.of(ID, "other-app", "unknown"), expirationMs, emptySince + expirationMs));
+        assertNull(coordinator.record(ID), "idle for exactly the expiration: forgotten");
+        assertEquals(TxnStatus.ONGOING, coordinator.record("other-app").status(), "an open transaction stays");
+        assertEquals(List.of("other-app"), coordinator.records(true).stream().map(TransactionRecord::transactionalId)
+                .toList());
+
+        Result.TxnAnswer fresh = init(700);
+        assertEquals(700, fresh.producerId(), "an expired id starts over with a new producer id");
+        assertEquals(0, fresh.producerEpoch());
+    }
+
+    /** Ended transactions (CompleteCommit, CompleteAbort) expire too; a transaction being ended (Prepare*) does not. */
+    @Test
+    void endedTransactionsExpireButEndingOnesDoNot() {
+        long expirationMs = 1_000;
+        init(500);
+        add(500, (short) 0, ORDERS_0);
+        end(500, (short) 0, false);
+        apply(new Command.TxnExpireIds(List.of(ID), expirationMs, nowMs + 10 * expirationMs));
+        assertEquals(TxnStatus.PREPARE_ABORT, coordinator.record(ID).status(), "its markers are still to be written");
+
+        apply(new TxnComplete(ID, 500, (short) 0, nowMs += 10));
+        apply(new Command.TxnExpireIds(List.of(ID), expirationMs, nowMs + expirationMs - 1));
+        assertEquals(TxnStatus.COMPLETE_ABORT, coordinator.record(ID).status());
+        apply(new Command.TxnExpireIds(List.of(ID), expirationMs, nowMs + expirationMs));
+        assertNull(coordinator.record(ID));
+        CoordinatorTransactions restored = new CoordinatorTransactions();
+        restored.restore(coordinator.encode());
+        assertEquals(List.of(), restored.records(false), "gone from the snapshot as well");
+    }
 }
