@@ -53,7 +53,11 @@ class TransactionsIT {
     }
 
     private void start(int brokers) throws Exception {
-        cluster = InProcessCluster.start(brokers, dir, Map.of());
+        start(brokers, Map.of());
+    }
+
+    private void start(int brokers, Map<String, String> settings) throws Exception {
+        cluster = InProcessCluster.start(brokers, dir, settings);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) brokers))).all().get(60, TimeUnit.SECONDS);
         }
@@ -286,6 +290,47 @@ class TransactionsIT {
      * kafka-transactions.sh abort: Admin's abortTransaction sends WriteTxnMarkers to the partition's leader, which
      * ends a transaction nobody ends (here a producer that stays silent) so read_committed readers move past it.
      */
+    /**
+     * Kafka's transactional.id.expiration.ms: a transactional id whose transaction ended and that nobody used since is
+     * forgotten by its coordinator (Admin no longer lists it), and the id starts over when a producer comes back.
+     */
+    @Test
+    void aTransactionalIdIdlePastItsExpirationIsForgotten() throws Exception {
+        start(1, Map.of("transactional.id.expiration.ms", "5000",
+                "transactions.remove.expired.transaction.cleanup.interval.ms", "200"));
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
+            long firstProducerId;
+            try (KafkaProducer<String, String> producer = producer("expiring-app", Map.of())) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendAll(producer, "kept", 2);
+                producer.commitTransaction();
+                firstProducerId = admin.describeTransactions(List.of("expiring-app")).description("expiring-app")
+                        .get(60, TimeUnit.SECONDS).producerId();
+            }
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (System.currentTimeMillis() < deadline && !listedIds(admin).isEmpty()) {
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+            assertEquals(List.of(), listedIds(admin), "the idle id expired");
+
+            try (KafkaProducer<String, String> producer = producer("expiring-app", Map.of())) {
+                producer.initTransactions();
+                assertTrue(admin.describeTransactions(List.of("expiring-app")).description("expiring-app")
+                        .get(60, TimeUnit.SECONDS).producerId() != firstProducerId, "a new producer id, as in Kafka");
+                producer.beginTransaction();
+                sendAll(producer, "again", 2);
+                producer.commitTransaction();
+            }
+            assertEquals(4, readAll("read_committed", 4).size());
+        }
+    }
+
+    private static List<String> listedIds(Admin admin) throws Exception {
+        return admin.listTransactions().all().get(60, TimeUnit.SECONDS).stream()
+                .map(org.apache.kafka.clients.admin.TransactionListing::transactionalId).toList();
+    }
+
     @Test
     void anOperatorAbortsATransactionByHand() throws Exception {
         start(1);
