@@ -78,9 +78,7 @@ public final class AppendPlanner {
         Command placement = decide(append, producers, nextOffset, header);
         if (placement instanceof AppendAt at && at.txn() == TxnRole.DATA && verifications != null
                 && !verifications.isOpen(at.producerId()) && !verifications.hasRoomToOpen()) {
-            // Rebuilt before the next placement, the view reads the applied count afresh: room comes back as the log
-            // start passes aborted transactions (retention, DeleteRecords).
-            invalidate();
+            // Room comes back as the log start passes aborted transactions (retention, DeleteRecords).
             return new AppendRefused(ErrorCode.POLICY_VIOLATION, "partition holds " + TransactionIndex.ABORTED_MAX
                     + " aborted transactions, open ones included, until its log start passes some; a transactional "
                     + "batch of producer " + at.producerId() + " may not open another");

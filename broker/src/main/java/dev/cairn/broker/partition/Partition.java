@@ -136,11 +136,11 @@ public final class Partition {
         }
         if (command instanceof EnforceRetention retention) {
             return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs,
-                    transactions);
+                    transactions, verifications);
         }
         if (command instanceof DeleteRecords delete) {
             return LogStartMoves.deleteRecords(log, delete.offset(), highWatermark, producers, leaderEpochs,
-                    transactions);
+                    transactions, verifications);
         }
         if (command instanceof Reconfigure reconfigure) {
             return configs.apply(reconfigure.topicConfigs());

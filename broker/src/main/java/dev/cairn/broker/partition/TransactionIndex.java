@@ -179,10 +179,13 @@ public final class TransactionIndex {
     /**
      * Forgets aborted transactions whose marker left the log (below {@code logStartOffset}); open ones stay (their
      * marker is still to come). A read_committed fetch from the log start on names the same ones as before: those it
-     * names end at or after its fetch offset.
+     * names end at or after its fetch offset. Returns how many were dropped.
      */
-    public synchronized void onLogStartMoved(long logStartOffset) {
-        abortedByLastOffset.headMap(logStartOffset, false).clear();
+    public synchronized int onLogStartMoved(long logStartOffset) {
+        Map<Long, Aborted> below = abortedByLastOffset.headMap(logStartOffset, false);
+        int dropped = below.size();
+        below.clear();
+        return dropped;
     }
 
     /** The aborted transactions held (at most {@link #ABORTED_MAX} where the leader's placements enforce it). */

@@ -27,8 +27,8 @@ public final class TransactionVerifications {
     /** The partition's bound on aborted transactions ({@link TransactionIndex#ABORTED_MAX}; smaller in tests). */
     private final int abortedMax;
     /**
-     * The aborted transactions the partition holds once every placement so far is applied, the log start aside (which
-     * only lowers it: the applied count is read afresh at each rebuild).
+     * The aborted transactions the partition holds once every placement so far is applied: the applied count at the
+     * last rebuild, plus the aborts placed since, less those the log start took away since ({@link #onAbortedDropped}).
      */
     private int abortedHeld;
 
@@ -116,6 +116,15 @@ public final class TransactionVerifications {
                 cancelled.forEach(pending::remove);
             }
         }
+    }
+
+    /**
+     * The log start moved past {@code count} applied aborted transactions (on every replica, in apply order; only the
+     * leader's count is used): their room is free again without waiting for a rebuild. A rebuild racing it reads a
+     * count at most this much too high, never too low.
+     */
+    synchronized void onAbortedDropped(int count) {
+        abortedHeld = Math.max(0, abortedHeld - count);
     }
 
     /**

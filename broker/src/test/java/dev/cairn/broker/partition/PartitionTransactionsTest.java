@@ -174,8 +174,13 @@ class PartitionTransactionsTest {
         long snapshotIndex = raftIndex;
         List<List<Aborted>> fromTheLogStart = List.of(partition.abortedTransactions(3, 6),
                 partition.abortedTransactions(4, 5), partition.abortedTransactions(5, 6));
+        // As a leader whose view counts the bound full: the log start gives the dropped one's room back at once.
+        partition.verifications().reset(java.util.Set.of(), TransactionIndex.ABORTED_MAX, false);
+        assertTrue(!partition.verifications().hasRoomToOpen());
 
         partition.apply(++raftIndex, 1, new Command.DeleteRecords(3));
+
+        assertTrue(partition.verifications().hasRoomToOpen());
 
         assertEquals(3, partition.logStartOffset());
         assertEquals(List.of(second), partition.abortedTransactions(0, 6), "the first one's marker left the log");

@@ -82,8 +82,10 @@ class TransactionIndexTest {
         index.onCommitted(at(7, 1, 9, TxnRole.ABORT));
         TransactionIndex before = new TransactionIndex();
         before.restore(index.encode());
+        int dropped = 0;
         for (long logStart = 0; logStart <= 8; logStart++) {
-            index.onLogStartMoved(logStart);
+            dropped += index.onLogStartMoved(logStart);
+            assertEquals(3 - dropped, index.abortedCount(), "the count dropped is the leader's room back");
             for (long from = logStart; from <= 8; from++) {
                 for (long upTo = from; upTo <= 8; upTo++) {
                     assertEquals(before.abortedWithin(from, upTo), index.abortedWithin(from, upTo),

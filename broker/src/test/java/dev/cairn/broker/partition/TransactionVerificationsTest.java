@@ -113,8 +113,8 @@ class TransactionVerificationsTest {
     /**
      * The partition's aborted transactions are bounded (TransactionIndex.ABORTED_MAX, 3 here): no transaction opens
      * while those held plus those open, each of which may still abort, reach it. The refusal is final for the
-     * transaction (POLICY_VIOLATION: the producer aborts it, and nothing is open here to record) and drops the view,
-     * so the next placement reads the applied count afresh.
+     * transaction (POLICY_VIOLATION: the producer aborts it, and nothing is open here to record). Room comes back as
+     * the log start passes aborted transactions, at once, and at a rebuild from the applied count.
      */
     @Test
     void noTransactionOpensThatCouldTakeTheAbortedOnesPastTheirBound() {
@@ -124,13 +124,17 @@ class TransactionVerificationsTest {
         assertInstanceOf(AppendAt.class, open(bounded, 2));
         AppendRefused full = assertInstanceOf(AppendRefused.class, open(bounded, 3));
         assertEquals(ErrorCode.POLICY_VIOLATION, full.error());
-        assertFalse(planner.isCurrent(1), "the view is rebuilt before the next placement");
+        assertTrue(planner.isCurrent(1), "the view stays: other appends go on");
+        bounded.onAbortedDropped(1);
+        assertInstanceOf(AppendAt.class, open(bounded, 3), "the log start passed the aborted one");
+        AppendRefused fullAgain = assertInstanceOf(AppendRefused.class, open(bounded, 4));
+        assertEquals(ErrorCode.POLICY_VIOLATION, fullAgain.error());
 
         planner.reset(1, 0, new ProducerStateTable(), Set.of(1L, 2L), 1, bounded);
         assertInstanceOf(AppendAt.class, planner.plan(new Command.TxnMarker(1, (short) 0, false, 0, 5_000L)));
-        assertInstanceOf(AppendRefused.class, open(bounded, 3), "the abort holds its place among the aborted");
+        assertInstanceOf(AppendRefused.class, open(bounded, 5), "the abort holds its place among the aborted");
         assertInstanceOf(AppendAt.class, planner.plan(new Command.TxnMarker(2, (short) 0, true, 0, 5_000L)));
-        assertInstanceOf(AppendAt.class, open(bounded, 3), "a commit gives its place back");
+        assertInstanceOf(AppendAt.class, open(bounded, 5), "a commit gives its place back");
 
         planner.reset(2, 0, new ProducerStateTable(), Set.of(), 3, bounded);
         assertInstanceOf(AppendRefused.class, open(bounded, 4));
