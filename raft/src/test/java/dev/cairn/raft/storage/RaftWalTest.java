@@ -1,0 +1,140 @@
+package dev.cairn.raft.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.raft.Entry;
+import dev.cairn.raft.HardState;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RaftWalTest {
+
+    @TempDir
+    Path dir;
+
+    private static Entry entry(long term, long raftIndex, String data) {
+        return new Entry(term, raftIndex, data.getBytes());
+    }
+
+    private Map<Integer, RaftWal.GroupState> reopen() throws IOException {
+        RaftWal.Opened opened = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT);
+        opened.wal().close();
+        return opened.groups();
+    }
+
+    @Test
+    void whatManyGroupsAppendedComesBackAfterOneSync() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        for (int group = 0; group < 100; group++) {
+            wal.append(group, new HardState(2, 1, 1), List.of(entry(1, 1, "a" + group), entry(2, 2, "b" + group)));
+        }
+        wal.sync(true);
+        assertEquals(1, wal.syncs(), "one fsync for a hundred groups");
+        wal.close();
+        Map<Integer, RaftWal.GroupState> groups = reopen();
+        assertEquals(100, groups.size());
+        assertEquals(new HardState(2, 1, 1), groups.get(42).hardState());
+        assertEquals(List.of(entry(1, 1, "a42"), entry(2, 2, "b42")), groups.get(42).entries());
+    }
+
+    @Test
+    void laterEntriesReplaceAGroupsEntriesFromTheirIndexOnAndTheLastHardStateWins() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(7, new HardState(1, 1, 0), List.of(entry(1, 1, "x"), entry(1, 2, "y"), entry(1, 3, "z")));
+        wal.sync(false);
+        wal.append(7, new HardState(2, 2, 2), List.of(entry(2, 2, "y2")));
+        wal.sync(false);
+        wal.close();
+        RaftWal.GroupState state = reopen().get(7);
+        assertEquals(List.of(entry(1, 1, "x"), entry(2, 2, "y2")), state.entries());
+        assertEquals(new HardState(2, 2, 2), state.hardState());
+    }
+
+    @Test
+    void aTornTailIsCutAndTheLogGoesOn() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "kept")));
+        wal.sync(false);
+        wal.append(1, null, List.of(entry(1, 2, "torn")));
+        wal.sync(false);
+        wal.close();
+        Path segment = RaftWal.segmentPath(dir, 0);
+        long size = Files.size(segment);
+        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+            file.setLength(size - 3);
+        }
+        RaftWal.Opened opened = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT);
+        assertEquals(List.of(entry(1, 1, "kept")), opened.groups().get(1).entries());
+        assertTrue(Files.size(segment) < size - 3, "the torn record was cut off the file");
+        opened.wal().append(1, null, List.of(entry(1, 2, "again")));
+        opened.wal().sync(true);
+        opened.wal().close();
+        assertEquals(List.of(entry(1, 1, "kept"), entry(1, 2, "again")), reopen().get(1).entries());
+    }
+
+    @Test
+    void aFlippedByteInTheLastRecordIsATornWrite() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "kept"), entry(1, 2, "flipped")));
+        wal.sync(false);
+        wal.close();
+        flipLastByte(RaftWal.segmentPath(dir, 0));
+        assertEquals(List.of(entry(1, 1, "kept")), reopen().get(1).entries());
+    }
+
+    @Test
+    void corruptionBeforeTheLastSegmentStopsTheOpenRatherThanDropWhatFollows() throws IOException {
+        RaftWal wal = RaftWal.open(dir, 1024).wal();
+        for (int i = 1; i <= 40; i++) {
+            wal.append(1, null, List.of(entry(1, i, "x".repeat(100))));
+            wal.sync(false);
+        }
+        wal.close();
+        List<Path> segments;
+        try (Stream<Path> files = Files.list(dir)) {
+            segments = files.sorted().toList();
+        }
+        assertTrue(segments.size() > 2, "small segments roll: " + segments);
+        assertEquals(40, RaftWal.open(dir, 1024).groups().get(1).entries().size());
+        flipLastByte(segments.get(0));
+        IOException e = assertThrows(IOException.class, () -> RaftWal.open(dir, 1024));
+        assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
+    }
+
+    @Test
+    void aRecordOverTheBoundIsRefusedWhenAppended() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        byte[] huge = new byte[RaftWal.RECORD_BYTES_MAX];
+        assertThrows(IllegalArgumentException.class, () -> wal.append(1, null, List.of(new Entry(1, 1, huge))));
+        wal.close();
+    }
+
+    @Test
+    void aSyncWithoutFsyncWritesButDoesNotForce() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(3, new HardState(1, 3, 0), List.of());
+        wal.sync(false);
+        assertEquals(0, wal.syncs());
+        assertEquals(new HardState(1, 3, 0), RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).groups().get(3)
+                .hardState(), "written to the file (the page cache) at sync, forced or not");
+        wal.close();
+    }
+
+    private static void flipLastByte(Path file) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(raf.length() - 1);
+            int b = raf.read();
+            raf.seek(raf.length() - 1);
+            raf.write(b ^ 0xFF);
+        }
+    }
+}
