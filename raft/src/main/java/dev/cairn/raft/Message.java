@@ -62,6 +62,18 @@ public sealed interface Message {
     record Heartbeat(int from, int to, long term, long commitIndex, boolean quiesce) implements Message {
     }
 
+    /**
+     * The follower needs entries the leader has compacted into a snapshot: the runtime sends the leader's snapshot
+     * of its state machine with this message, and the follower's runtime restores from it when the follower's
+     * {@link Ready#snapshot()} says so. Answered with an {@link AppendResponse}.
+     */
+    record InstallSnapshot(int from, int to, long term, long snapshotIndex, long snapshotTerm) implements Message {
+
+        SnapshotMeta snapshot() {
+            return new SnapshotMeta(snapshotIndex, snapshotTerm);
+        }
+    }
+
     /** The follower heard a {@link Heartbeat}; {@code commitIndex} echoes the one it carried. */
     record HeartbeatResponse(int from, int to, long term, long commitIndex) implements Message {
     }

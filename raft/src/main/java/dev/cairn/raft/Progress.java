@@ -9,7 +9,7 @@ import java.util.ArrayDeque;
  */
 final class Progress {
 
-    enum State { PROBE, REPLICATE }
+    enum State { PROBE, REPLICATE, SNAPSHOT }
 
     final int peer;
     long matchIndex;
@@ -19,6 +19,8 @@ final class Progress {
     boolean probeSent;
     /** The last index of each unanswered append, oldest first. */
     final ArrayDeque<Long> inflight = new ArrayDeque<>();
+    /** In SNAPSHOT: the index of the snapshot sent; nothing else is sent until the follower holds it. */
+    long pendingSnapshot;
     /** Heard from since the leader's last quorum check. */
     boolean recentActive;
     /** The highest commit index the follower has acknowledged hearing. */
@@ -32,7 +34,11 @@ final class Progress {
     }
 
     boolean isPaused(int inflightMax) {
-        return state == State.PROBE ? probeSent : inflight.size() >= inflightMax;
+        return switch (state) {
+            case PROBE -> probeSent;
+            case REPLICATE -> inflight.size() >= inflightMax;
+            case SNAPSHOT -> true;
+        };
     }
 
     /** The follower holds everything through {@code index}; false when that is old news. */
@@ -60,6 +66,14 @@ final class Progress {
         state = State.REPLICATE;
         probeSent = false;
         nextIndex = matchIndex + 1;
+    }
+
+    /** The follower needs the snapshot at {@code snapshotIndex}: nothing else goes to it until it holds it. */
+    void becomeSnapshot(long snapshotIndex) {
+        state = State.SNAPSHOT;
+        probeSent = false;
+        inflight.clear();
+        pendingSnapshot = snapshotIndex;
     }
 
     /** Records an append sent with entries through {@code lastIndex}. */

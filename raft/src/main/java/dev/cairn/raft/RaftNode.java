@@ -4,9 +4,9 @@ import dev.cairn.raft.Message.AppendRequest;
 import dev.cairn.raft.Message.AppendResponse;
 import dev.cairn.raft.Message.Heartbeat;
 import dev.cairn.raft.Message.HeartbeatResponse;
+import dev.cairn.raft.Message.InstallSnapshot;
 import dev.cairn.raft.Message.VoteRequest;
 import dev.cairn.raft.Message.VoteResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -24,7 +24,7 @@ import java.util.random.RandomGenerator;
  * per-broker failure detector ({@link #onPeerDown(int)}) instead of per-group heartbeats to notice a dead leader.
  * That is what lets an idle group cost nothing (issue 18; CockroachDB's quiesced ranges).
  */
-public final class RaftNode {
+public final class RaftNode extends RaftState {
 
     /** No replica: replica ids start at 1. */
     public static final int NONE = 0;
@@ -33,42 +33,13 @@ public final class RaftNode {
     /** {@link #propose} refused: {@link RaftConfig#uncommittedEntriesMax()} entries are already uncommitted. */
     public static final long REFUSED_BUSY = -2;
 
-    private final int id;
-    private final List<Integer> voters;
-    private final RaftConfig config;
-    private final RandomGenerator random;
-    private final RaftLog log;
-    private final List<Message> outbox = new ArrayList<>();
-    private final Replication replication;
-    private final VoteTally votes = new VoteTally();
-    private final ReadyTracker tracker;
-
-    private long term;
-    private int votedFor;
-    private long commitIndex;
-    private Role role = Role.FOLLOWER;
-    private int leader = NONE;
-    private int electionElapsed;
-    private int heartbeatElapsed;
-    private int randomizedElectionTicks;
-    private boolean quiesced;
-    private boolean leaderDown;
-
     private RaftNode(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, HardState hardState,
-            List<Entry> entries, long appliedIndex) {
+            SnapshotMeta snapshot, List<Entry> entries, long appliedIndex) {
+        super(id, voters, config, random, new RaftLog(snapshot, entries, hardState.commitIndex()), hardState,
+                appliedIndex);
         Invariant.check(id != NONE && voters.contains(id), "replica %s is not among the voters %s", id, voters);
-        this.id = id;
-        this.voters = List.copyOf(voters);
-        this.config = config;
-        this.random = random;
-        this.log = new RaftLog(entries);
-        this.replication = new Replication(id, config, log, outbox);
-        Invariant.check(hardState.commitIndex() <= log.lastIndex(), "commit index %s beyond the log's end %s",
-                hardState.commitIndex(), log.lastIndex());
-        this.term = hardState.term();
-        this.votedFor = hardState.votedFor();
-        this.commitIndex = hardState.commitIndex();
-        this.tracker = new ReadyTracker(log, outbox, hardState, appliedIndex);
+        Invariant.check(appliedIndex >= snapshot.raftIndex(), "applied %s below the snapshot %s", appliedIndex,
+                snapshot.raftIndex());
         resetElectionTimer();
     }
 
@@ -79,15 +50,13 @@ public final class RaftNode {
      */
     public static RaftNode start(int id, List<Integer> voters, RaftConfig config, RandomGenerator random,
             HardState hardState, List<Entry> entries, long appliedIndex) {
-        return new RaftNode(id, voters, config, random, hardState, entries, appliedIndex);
+        return start(id, voters, config, random, hardState, SnapshotMeta.NONE, entries, appliedIndex);
     }
 
-    public RaftStatus status() {
-        return new RaftStatus(id, role, leader, term, commitIndex, log.lastIndex(), quiesced);
-    }
-
-    public long termAt(long raftIndex) {
-        return log.termAt(raftIndex);
+    /** A replica whose log starts after {@code snapshot}, which its state machine holds ({@code appliedIndex}). */
+    public static RaftNode start(int id, List<Integer> voters, RaftConfig config, RandomGenerator random,
+            HardState hardState, SnapshotMeta snapshot, List<Entry> entries, long appliedIndex) {
+        return new RaftNode(id, voters, config, random, hardState, snapshot, entries, appliedIndex);
     }
 
     /** One tick of the runtime's clock. */
@@ -112,8 +81,8 @@ public final class RaftNode {
         }
         if (++heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            quiesced = replication.maybeQuiesce(commitIndex);
-            replication.sendHeartbeats(term, commitIndex, quiesced);
+            quiesced = replication.maybeQuiesce(log.committed());
+            replication.sendHeartbeats(term, log.committed(), quiesced);
         }
     }
 
@@ -138,19 +107,14 @@ public final class RaftNode {
         if (role != Role.LEADER) {
             return REFUSED_NOT_LEADER;
         }
-        if (log.lastIndex() - commitIndex >= config.uncommittedEntriesMax()) {
+        if (log.lastIndex() - log.committed() >= config.uncommittedEntriesMax()) {
             return REFUSED_BUSY;
         }
         wake();
         long raftIndex = log.lastIndex() + 1;
         log.append(new Entry(term, raftIndex, data.clone()));
-        replication.sendAppends(term, commitIndex);
+        replication.sendAppends(term, log.committed());
         return raftIndex;
-    }
-
-    private void wake() {
-        quiesced = false;
-        replication.resetQuiesceCount();
     }
 
     /** Takes one message from a replica of this group. Messages from replicas outside it are dropped. */
@@ -179,6 +143,8 @@ public final class RaftNode {
             onHeartbeat(heartbeat);
         } else if (message instanceof HeartbeatResponse response) {
             onHeartbeatResponse(response);
+        } else if (message instanceof InstallSnapshot request) {
+            onInstallSnapshot(request);
         }
     }
 
@@ -196,7 +162,8 @@ public final class RaftNode {
             }
         } else if (message instanceof VoteResponse response && response.preVote() && response.granted()) {
             return true;
-        } else if (message instanceof AppendRequest || message instanceof Heartbeat) {
+        } else if (message instanceof AppendRequest || message instanceof Heartbeat
+                || message instanceof InstallSnapshot) {
             becomeFollower(message.term(), message.from());
         } else {
             becomeFollower(message.term(), NONE);
@@ -206,7 +173,7 @@ public final class RaftNode {
 
     /** Tells a deposed leader or a stale pre-candidate the current term, which makes it step down. */
     private void answerStaleTerm(Message message) {
-        if (message instanceof AppendRequest || message instanceof Heartbeat) {
+        if (message instanceof AppendRequest || message instanceof Heartbeat || message instanceof InstallSnapshot) {
             send(new AppendResponse(id, message.from(), term, false, 0, 0));
         } else if (message instanceof VoteRequest request && request.preVote()) {
             send(new VoteResponse(id, message.from(), term, false, true));
@@ -281,20 +248,6 @@ public final class RaftNode {
         }
     }
 
-    private void becomeFollower(long newTerm, int newLeader) {
-        if (newTerm > term) {
-            term = newTerm;
-            votedFor = NONE;
-        }
-        role = Role.FOLLOWER;
-        leader = newLeader;
-        leaderDown = false;
-        quiesced = false;
-        replication.stop();
-        votes.clear();
-        resetElectionTimer();
-    }
-
     private void becomeLeader() {
         role = Role.LEADER;
         leader = id;
@@ -305,29 +258,37 @@ public final class RaftNode {
         replication.start(voters);
         // Raft section 5.4.2: entries of earlier terms commit only with one of the leader's own term.
         log.append(new Entry(term, log.lastIndex() + 1, Entry.NO_DATA));
-        replication.sendAppends(term, commitIndex);
+        replication.sendAppends(term, log.committed());
         maybeCommit();
     }
 
     private void onAppendRequest(AppendRequest request) {
         followLeader(request.from());
-        if (request.prevIndex() < commitIndex) {
-            send(new AppendResponse(id, request.from(), term, true, commitIndex, 0));
-            return;
+        long match = log.receiveAppend(request.prevIndex(), request.prevTerm(), request.entries(),
+                request.commitIndex());
+        long hint = match >= 0 ? 0 : log.conflictHint(request.prevIndex(), request.prevTerm());
+        send(new AppendResponse(id, request.from(), term, match >= 0, Math.max(match, 0), hint));
+    }
+
+    /** A leader's snapshot: the runtime restores the state machine from it when this log is replaced by it. */
+    private void onInstallSnapshot(InstallSnapshot request) {
+        followLeader(request.from());
+        if (log.receiveSnapshot(request.snapshot())) {
+            tracker.restore(request.snapshot());
         }
-        if (!log.matches(request.prevIndex(), request.prevTerm())) {
-            long hint = log.conflictHint(request.prevIndex(), request.prevTerm(), commitIndex);
-            send(new AppendResponse(id, request.from(), term, false, 0, hint));
-            return;
-        }
-        long last = log.appendFromLeader(request.prevIndex(), request.entries(), commitIndex);
-        commitIndex = Math.max(commitIndex, Math.min(request.commitIndex(), last));
-        send(new AppendResponse(id, request.from(), term, true, last, 0));
+        send(new AppendResponse(id, request.from(), term, true, log.committed(), 0));
+    }
+
+    /** The runtime holds a snapshot of the state machine through {@code raftIndex}: the log may drop those entries. */
+    public void compact(long raftIndex) {
+        Invariant.check(raftIndex <= tracker.appliedIndex(), "compaction to %s past the applied %s", raftIndex,
+                tracker.appliedIndex());
+        log.compact(raftIndex);
     }
 
     private void onHeartbeat(Heartbeat heartbeat) {
         followLeader(heartbeat.from());
-        commitIndex = Math.max(commitIndex, Math.min(heartbeat.commitIndex(), log.lastIndex()));
+        log.commitTo(Math.min(heartbeat.commitIndex(), log.lastIndex()));
         quiesced = heartbeat.quiesce();
         send(new HeartbeatResponse(id, heartbeat.from(), term, heartbeat.commitIndex()));
     }
@@ -342,39 +303,26 @@ public final class RaftNode {
     }
 
     private void onAppendResponse(AppendResponse response) {
-        if (role == Role.LEADER && replication.onAppendResponse(response, term, commitIndex)) {
+        if (role == Role.LEADER && replication.onAppendResponse(response, term, log.committed())) {
             maybeCommit();
-            replication.sendCommit(term, commitIndex);
+            replication.sendCommit(term, log.committed());
         }
     }
 
     private void onHeartbeatResponse(HeartbeatResponse response) {
         if (role == Role.LEADER) {
-            replication.onHeartbeatResponse(response, term, commitIndex);
+            replication.onHeartbeatResponse(response, term, log.committed());
         }
     }
 
     /** Raft section 5.3-5.4: commit the highest index a majority holds, if it is of the current term. */
     private boolean maybeCommit() {
         long candidate = replication.majorityMatchIndex(majority());
-        if (candidate > commitIndex && log.termAt(candidate) == term) {
-            commitIndex = candidate;
+        if (candidate > log.committed() && log.termAt(candidate) == term) {
+            log.commitTo(candidate);
             return true;
         }
         return false;
-    }
-
-    private int majority() {
-        return voters.size() / 2 + 1;
-    }
-
-    private void resetElectionTimer() {
-        electionElapsed = 0;
-        randomizedElectionTicks = config.electionTicks() + random.nextInt(config.electionTicks());
-    }
-
-    private void send(Message message) {
-        outbox.add(message);
     }
 
     /** Whether {@link #ready()} has anything for the runtime to do. */
@@ -390,11 +338,7 @@ public final class RaftNode {
     /** The runtime carried out {@code ready}: its hard state and entries are persisted, its entries applied. */
     public void advance(Ready ready) {
         if (tracker.advance(ready) && role == Role.LEADER && maybeCommit()) {
-            replication.sendCommit(term, commitIndex);
+            replication.sendCommit(term, log.committed());
         }
-    }
-
-    private HardState hardState() {
-        return new HardState(term, votedFor, commitIndex);
     }
 }

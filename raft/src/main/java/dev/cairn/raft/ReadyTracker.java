@@ -12,6 +12,8 @@ final class ReadyTracker {
     private final List<Message> outbox;
     private HardState persisted;
     private long appliedIndex;
+    /** A leader's snapshot this replica took and the runtime has not yet restored, or null. */
+    private SnapshotMeta pendingSnapshot;
 
     ReadyTracker(RaftLog log, List<Message> outbox, HardState persisted, long appliedIndex) {
         Invariant.check(appliedIndex <= persisted.commitIndex(), "applied %s beyond commit %s", appliedIndex,
@@ -23,20 +25,30 @@ final class ReadyTracker {
     }
 
     boolean hasReady(HardState current) {
-        return !outbox.isEmpty() || !current.equals(persisted) || log.stableIndex() < log.lastIndex()
-                || applicableIndex(current) > appliedIndex;
+        return pendingSnapshot != null || !outbox.isEmpty() || !current.equals(persisted)
+                || log.stableIndex() < log.lastIndex() || applicableIndex(current) > appliedIndex;
     }
 
     Ready ready(HardState current) {
         List<Message> messages = List.copyOf(outbox);
         outbox.clear();
         long applicable = applicableIndex(current);
-        List<Entry> committed = applicable > appliedIndex ? log.between(appliedIndex + 1, applicable) : List.of();
-        return new Ready(current.equals(persisted) ? null : current, log.unstable(), messages, committed);
+        long appliedOrRestored = pendingSnapshot == null ? appliedIndex
+                : Math.max(appliedIndex, pendingSnapshot.raftIndex());
+        List<Entry> committed = applicable > appliedOrRestored ? log.between(appliedOrRestored + 1, applicable)
+                : List.of();
+        return new Ready(pendingSnapshot, current.equals(persisted) ? null : current, log.unstable(), messages,
+                committed);
     }
 
     /** The runtime carried out {@code ready}; true when it persisted entries (the leader may commit more). */
     boolean advance(Ready ready) {
+        if (ready.snapshot() != null) {
+            appliedIndex = Math.max(appliedIndex, ready.snapshot().raftIndex());
+            if (ready.snapshot().equals(pendingSnapshot)) {
+                pendingSnapshot = null;
+            }
+        }
         if (ready.hardState() != null) {
             persisted = ready.hardState();
         }
@@ -49,6 +61,15 @@ final class ReadyTracker {
         Entry last = ready.entries().get(ready.entries().size() - 1);
         log.stableTo(last.raftIndex(), last.term());
         return true;
+    }
+
+    /** The log was replaced by a leader's snapshot: the runtime must restore its state machine from it. */
+    void restore(SnapshotMeta snapshot) {
+        pendingSnapshot = snapshot;
+    }
+
+    long appliedIndex() {
+        return appliedIndex;
     }
 
     /** Committed entries this replica has persisted may be applied. */

@@ -4,6 +4,7 @@ import dev.cairn.raft.Message.AppendRequest;
 import dev.cairn.raft.Message.AppendResponse;
 import dev.cairn.raft.Message.Heartbeat;
 import dev.cairn.raft.Message.HeartbeatResponse;
+import dev.cairn.raft.Message.InstallSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,7 +83,8 @@ final class Replication {
         boolean progressed = false;
         if (response.success()) {
             progressed = p.maybeUpdate(response.matchIndex());
-            if (progressed && p.state == Progress.State.PROBE) {
+            boolean snapshotTaken = p.state == Progress.State.SNAPSHOT && p.matchIndex >= p.pendingSnapshot;
+            if (progressed && p.state == Progress.State.PROBE || snapshotTaken) {
                 p.becomeReplicate();
             }
             while (p.nextIndex <= log.lastIndex() && !p.isPaused(config.inflightAppendsMax())) {
@@ -104,9 +106,12 @@ final class Replication {
         p.recentActive = true;
         p.commitAcked = Math.max(p.commitAcked, response.commitIndex());
         if (p.matchIndex < log.lastIndex()) {
-            // An append or its answer may have been lost: probe again, or free one slot of a full window.
+            // An append, a snapshot or an answer may have been lost: probe again (a snapshot is sent again if still
+            // needed), or free one slot of a full window.
             if (p.state == Progress.State.PROBE) {
                 p.probeSent = false;
+            } else if (p.state == Progress.State.SNAPSHOT) {
+                p.becomeProbe();
             } else if (p.isPaused(config.inflightAppendsMax())) {
                 p.inflight.pollFirst();
             }
@@ -114,12 +119,21 @@ final class Replication {
         }
     }
 
-    /** Sends the next append to a follower unless its window is full; an empty one when it has every entry. */
+    /**
+     * Sends the next append to a follower unless its window is full (an empty one when it has every entry), or the
+     * leader's snapshot when the entries it needs are compacted away.
+     */
     private void maybeSendAppend(Progress p, long term, long commitIndex) {
         if (p.isPaused(config.inflightAppendsMax())) {
             return;
         }
         long prevIndex = p.nextIndex - 1;
+        SnapshotMeta snapshot = log.snapshot();
+        if (prevIndex < snapshot.raftIndex()) {
+            outbox.add(new InstallSnapshot(id, p.peer, term, snapshot.raftIndex(), snapshot.term()));
+            p.becomeSnapshot(snapshot.raftIndex());
+            return;
+        }
         long prevTerm = log.termAt(prevIndex);
         Invariant.check(prevTerm >= 0, "next index %s for %s beyond the log's end %s", p.nextIndex, p.peer,
                 log.lastIndex());

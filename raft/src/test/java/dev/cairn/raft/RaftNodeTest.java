@@ -166,6 +166,35 @@ class RaftNodeTest {
         assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
     }
 
+    /**
+     * Raft section 7: a follower that missed entries the leader has compacted away is sent the leader's snapshot,
+     * restores its state machine from it, and goes on with entries; a restart starts from the persisted snapshot.
+     */
+    @Test
+    void aFollowerBehindTheLeadersSnapshotCatchesUpFromIt() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        int follower = leader % 3 + 1;
+        cluster.crash(follower);
+        long raftIndex = 0;
+        for (int i = 0; i < 20; i++) {
+            raftIndex = cluster.propose(leader, "e" + i);
+        }
+        long last = raftIndex;
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, last), TICKS_MAX));
+        cluster.replica(leader).compact();
+        cluster.restart(follower);
+        assertTrue(cluster.runUntil(() -> cluster.replica(follower).applied.size() >= last, TICKS_MAX));
+        assertEquals(1, cluster.restores, "the follower restored the leader's snapshot once");
+        assertEquals(cluster.replica(leader).applied, cluster.replica(follower).applied);
+        long after = cluster.propose(leader, "after");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, after), TICKS_MAX));
+        cluster.replica(follower).compact();
+        cluster.crash(follower);
+        cluster.restart(follower);
+        assertEquals(after, cluster.replica(follower).applied.size(), "restarted from its own snapshot");
+    }
+
     /** A leader that cannot commit refuses proposals past its bound of uncommitted entries. */
     @Test
     void aLeaderThatCannotCommitRefusesPastItsBound() {

@@ -81,6 +81,9 @@ class RaftSimulationTest {
     }
 
     private static void recover(SimCluster cluster, long seed) {
+        if (System.getProperty("sim.stats") != null) {
+            System.out.println("seed " + seed + " restores " + cluster.restores);
+        }
         cluster.heal();
         cluster.faults = SimCluster.Faults.NONE;
         for (int id : cluster.voters) {

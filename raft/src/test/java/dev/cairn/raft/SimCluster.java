@@ -18,12 +18,16 @@ import java.util.SplittableRandom;
  */
 final class SimCluster {
 
-    /** How the network misbehaves. */
-    record Faults(double dropRate, double duplicateRate, int delayTicksMax, double peerDownReportRate) {
-        static final Faults NONE = new Faults(0, 0, 1, 1.0);
-        static final Faults CHAOS = new Faults(0.05, 0.02, 4, 0.2);
+    /**
+     * How the network misbehaves, and how often a replica snapshots its state machine and compacts its log (per
+     * replica per tick).
+     */
+    record Faults(double dropRate, double duplicateRate, int delayTicksMax, double peerDownReportRate,
+            double compactRate) {
+        static final Faults NONE = new Faults(0, 0, 1, 1.0, 0);
+        static final Faults CHAOS = new Faults(0.05, 0.02, 4, 0.2, 0.01);
         /** Messages up to four election timeouts late: answers from old terms reach replicas long after. */
-        static final Faults LATE = new Faults(0.05, 0.02, 40, 0.2);
+        static final Faults LATE = new Faults(0.05, 0.02, 40, 0.2, 0.01);
     }
 
     final long seed;
@@ -33,13 +37,16 @@ final class SimCluster {
     Faults faults;
     long now;
     long messagesDelivered;
+    /** Snapshots installed from a leader, over the run. */
+    long restores;
     private final SplittableRandom random;
     private final List<InFlight> network = new ArrayList<>();
     private final Set<Long> cuts = new HashSet<>();
     private final Map<Long, Integer> leaderByTerm = new HashMap<>();
     private final Map<Long, Entry> appliedAnywhere = new HashMap<>();
 
-    private record InFlight(long deliverAt, Message message) {
+    /** A message on the network; an InstallSnapshot carries the leader's state machine snapshot with it. */
+    private record InFlight(long deliverAt, Message message, List<Entry> snapshotData) {
     }
 
     /** One replica and what its runtime persisted and applied. */
@@ -47,8 +54,14 @@ final class SimCluster {
         final int id;
         RaftNode node;
         HardState hardState = HardState.INITIAL;
+        /** The persisted snapshot: where it stands, and the state machine it holds (the entries applied to it). */
+        SnapshotMeta snapshot = SnapshotMeta.NONE;
+        List<Entry> snapshotData = List.of();
+        /** Persisted entries after the snapshot. */
         final List<Entry> persisted = new ArrayList<>();
         final List<Entry> applied = new ArrayList<>();
+        /** Snapshots received with InstallSnapshot messages, until the replica's Ready says to restore one. */
+        final Map<SnapshotMeta, List<Entry>> received = new HashMap<>();
         boolean up = true;
 
         Replica(int id) {
@@ -58,7 +71,22 @@ final class SimCluster {
 
         void start() {
             applied.clear();
-            node = RaftNode.start(id, voters, config, random.split(), hardState, persisted, 0);
+            applied.addAll(snapshotData);
+            received.clear();
+            node = RaftNode.start(id, voters, config, random.split(), hardState, snapshot, persisted,
+                    snapshot.raftIndex());
+        }
+
+        /** Snapshots the state machine at what it applied and lets the log drop those entries. */
+        void compact() {
+            if (applied.size() <= snapshot.raftIndex()) {
+                return;
+            }
+            Entry last = applied.get(applied.size() - 1);
+            node.compact(last.raftIndex());
+            persisted.subList(0, (int) (last.raftIndex() - snapshot.raftIndex())).clear();
+            snapshot = new SnapshotMeta(last.raftIndex(), last.term());
+            snapshotData = List.copyOf(applied);
         }
     }
 
@@ -85,6 +113,9 @@ final class SimCluster {
         for (Replica replica : replicas.values()) {
             if (replica.up) {
                 reportUnreachablePeers(replica);
+                if (random.nextDouble() < faults.compactRate()) {
+                    replica.compact();
+                }
                 replica.node.tick();
                 drain(replica);
             }
@@ -127,6 +158,9 @@ final class SimCluster {
             Replica target = replicas.get(message.to());
             if (target.up && !cuts.contains(pair(message.from(), message.to()))) {
                 messagesDelivered++;
+                if (message instanceof Message.InstallSnapshot install) {
+                    target.received.put(install.snapshot(), inFlight.snapshotData());
+                }
                 target.node.step(message);
                 drain(target);
             }
@@ -153,31 +187,59 @@ final class SimCluster {
     void drain(Replica replica) {
         while (replica.node.hasReady()) {
             Ready ready = replica.node.ready();
+            if (ready.snapshot() != null) {
+                restore(replica, ready.snapshot());
+            }
             if (ready.hardState() != null) {
                 replica.hardState = ready.hardState();
             }
             if (!ready.entries().isEmpty()) {
-                long first = ready.entries().get(0).raftIndex();
+                long first = ready.entries().get(0).raftIndex() - replica.snapshot.raftIndex();
                 check(first - 1 <= replica.persisted.size(), "persist at %s past the end %s", first,
                         replica.persisted.size());
                 replica.persisted.subList((int) (first - 1), replica.persisted.size()).clear();
                 replica.persisted.addAll(ready.entries());
             }
-            ready.messages().forEach(this::transmit);
+            ready.messages().forEach(message -> transmit(replica, message));
             ready.committed().forEach(entry -> apply(replica, entry));
             replica.node.advance(ready);
             checkLeader(replica);
         }
     }
 
-    private void transmit(Message message) {
+    private void transmit(Replica sender, Message message) {
+        List<Entry> snapshotData = null;
+        if (message instanceof Message.InstallSnapshot install) {
+            check(install.snapshot().equals(sender.snapshot), "replica %s sent snapshot %s but holds %s", sender.id,
+                    install.snapshot(), sender.snapshot);
+            snapshotData = sender.snapshotData;
+        }
         if (random.nextDouble() < faults.dropRate()) {
             return;
         }
         int copies = random.nextDouble() < faults.duplicateRate() ? 2 : 1;
         for (int i = 0; i < copies; i++) {
-            network.add(new InFlight(now + 1 + random.nextInt(faults.delayTicksMax()), message));
+            network.add(new InFlight(now + 1 + random.nextInt(faults.delayTicksMax()), message, snapshotData));
         }
+    }
+
+    /** The replica's log was replaced by a leader's snapshot: its state machine and storage start from it. */
+    private void restore(Replica replica, SnapshotMeta snapshot) {
+        List<Entry> data = replica.received.get(snapshot);
+        check(data != null && data.size() == snapshot.raftIndex(), "replica %s restores %s it never received",
+                replica.id, snapshot);
+        for (Entry entry : data) {
+            Entry earlier = appliedAnywhere.get(entry.raftIndex());
+            check(earlier == null || earlier.equals(entry), "snapshot %s holds %s where %s applied", snapshot, entry,
+                    earlier);
+        }
+        replica.snapshot = snapshot;
+        replica.snapshotData = data;
+        replica.persisted.clear();
+        replica.applied.clear();
+        replica.applied.addAll(data);
+        replica.received.clear();
+        restores++;
     }
 
     private void apply(Replica replica, Entry entry) {
@@ -199,8 +261,10 @@ final class SimCluster {
         check(earlier == null || earlier == replica.id, "two leaders in term %s: %s and %s", term, earlier, replica.id);
         if (earlier == null) {
             for (Entry entry : appliedAnywhere.values()) {
-                check(node.termAt(entry.raftIndex()) == entry.term(), "leader %s of term %s lacks applied %s",
-                        replica.id, term, entry);
+                // Below its snapshot the leader's entries are in its state machine, which restores check.
+                boolean compacted = entry.raftIndex() < replica.snapshot.raftIndex();
+                check(compacted || node.termAt(entry.raftIndex()) == entry.term(),
+                        "leader %s of term %s lacks applied %s", replica.id, term, entry);
             }
         }
     }

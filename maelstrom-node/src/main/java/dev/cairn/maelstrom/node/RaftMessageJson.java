@@ -8,6 +8,7 @@ import dev.cairn.raft.Message.AppendRequest;
 import dev.cairn.raft.Message.AppendResponse;
 import dev.cairn.raft.Message.Heartbeat;
 import dev.cairn.raft.Message.HeartbeatResponse;
+import dev.cairn.raft.Message.InstallSnapshot;
 import dev.cairn.raft.Message.VoteRequest;
 import dev.cairn.raft.Message.VoteResponse;
 import java.util.ArrayList;
@@ -53,6 +54,8 @@ final class RaftMessageJson {
             array.add("H").add(m.from()).add(m.to()).add(m.term()).add(m.commitIndex()).add(m.quiesce());
         } else if (message instanceof HeartbeatResponse m) {
             array.add("h").add(m.from()).add(m.to()).add(m.term()).add(m.commitIndex());
+        } else if (message instanceof InstallSnapshot m) {
+            array.add("S").add(m.from()).add(m.to()).add(m.term()).add(m.snapshotIndex()).add(m.snapshotTerm());
         } else {
             throw new IllegalArgumentException("no encoding for " + message);
         }
@@ -74,6 +77,7 @@ final class RaftMessageJson {
             case "a" -> new AppendResponse(from, to, term, boolAt(array, 5), longAt(array, 6), longAt(array, 7));
             case "H" -> new Heartbeat(from, to, term, longAt(array, 5), boolAt(array, 6));
             case "h" -> new HeartbeatResponse(from, to, term, longAt(array, 5));
+            case "S" -> new InstallSnapshot(from, to, term, longAt(array, 5), longAt(array, 6));
             default -> throw new IllegalArgumentException("unknown Raft message kind " + kind);
         };
         return new GroupMessage(group, message);

@@ -33,6 +33,7 @@ class RaftMessageJsonTest {
         assertRoundTrip(new Message.AppendResponse(3, 1, 6, true, 12, 0));
         assertRoundTrip(new Message.Heartbeat(1, 2, 6, 12, true));
         assertRoundTrip(new Message.HeartbeatResponse(2, 1, 6, 12));
+        assertRoundTrip(new Message.InstallSnapshot(1, 2, 6, 100, 5));
     }
 
     @Test

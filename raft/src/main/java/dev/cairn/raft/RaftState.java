@@ -1,0 +1,91 @@
+package dev.cairn.raft;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * A replica's state and the transitions every role shares (following, the election timer, what it persists):
+ * the part of {@link RaftNode} that its message handlers build on. Package-private; not thread-safe.
+ */
+abstract class RaftState {
+
+    final int id;
+    final List<Integer> voters;
+    final RaftConfig config;
+    final RandomGenerator random;
+    final RaftLog log;
+    final List<Message> outbox = new ArrayList<>();
+    final Replication replication;
+    final VoteTally votes = new VoteTally();
+    final ReadyTracker tracker;
+
+    long term;
+    int votedFor;
+    Role role = Role.FOLLOWER;
+    int leader = RaftNode.NONE;
+    int electionElapsed;
+    int heartbeatElapsed;
+    int randomizedElectionTicks;
+    boolean quiesced;
+    boolean leaderDown;
+
+    RaftState(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, RaftLog log,
+            HardState hardState, long appliedIndex) {
+        this.id = id;
+        this.voters = List.copyOf(voters);
+        this.config = config;
+        this.random = random;
+        this.log = log;
+        this.replication = new Replication(id, config, log, outbox);
+        this.tracker = new ReadyTracker(log, outbox, hardState, appliedIndex);
+        this.term = hardState.term();
+        this.votedFor = hardState.votedFor();
+    }
+
+    /** This replica's view of its group now. */
+    public RaftStatus status() {
+        return new RaftStatus(id, role, leader, term, log.committed(), log.lastIndex(), quiesced);
+    }
+
+    /** The term of this replica's entry at {@code raftIndex} (-1 past its end, -2 compacted away). */
+    public long termAt(long raftIndex) {
+        return log.termAt(raftIndex);
+    }
+
+    void wake() {
+        quiesced = false;
+        replication.resetQuiesceCount();
+    }
+
+    void becomeFollower(long newTerm, int newLeader) {
+        if (newTerm > term) {
+            term = newTerm;
+            votedFor = RaftNode.NONE;
+        }
+        role = Role.FOLLOWER;
+        leader = newLeader;
+        leaderDown = false;
+        quiesced = false;
+        replication.stop();
+        votes.clear();
+        resetElectionTimer();
+    }
+
+    int majority() {
+        return voters.size() / 2 + 1;
+    }
+
+    void resetElectionTimer() {
+        electionElapsed = 0;
+        randomizedElectionTicks = config.electionTicks() + random.nextInt(config.electionTicks());
+    }
+
+    void send(Message message) {
+        outbox.add(message);
+    }
+
+    HardState hardState() {
+        return new HardState(term, votedFor, log.committed());
+    }
+}
