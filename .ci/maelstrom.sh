@@ -59,7 +59,7 @@ run three-nodes-partitions --node-count 3 --concurrency 2n --time-limit 30 --rat
   --nemesis partition --nemesis-interval 5
 run five-nodes-latency-partitions --node-count 5 --concurrency 2n --time-limit 30 --rate 100 \
   --latency 10 --nemesis partition --nemesis-interval 5
-# The same node on Cairn's own Raft core instead of Ratis (docs/multi-raft.md; in memory, so no kill run yet).
+# The same node on Cairn's own Raft instead of Ratis (docs/multi-raft.md); its kill run is below.
 extra_node_args="--raft cairn" run three-nodes-partitions-cairn-raft --node-count 3 --concurrency 2n \
   --time-limit 30 --rate 100 --nemesis partition --nemesis-interval 5
 # Process faults Maelstrom has no nemesis for: kill -9 and restart on the kept storage, SIGSTOP/SIGCONT pauses.
@@ -67,12 +67,14 @@ fault_args=(--nodes 3 --faults kill,pause --time-limit 30 --rate 100 --seed 1)
 if [ -n "$node_args" ]; then
   fault_args+=(--broken)
 fi
-if timeout "$run_limit_s" maelstrom-node/faults/run-faults.sh "${fault_args[@]}"; then
-  passed=$((passed + 1))
-  echo "maelstrom: three-nodes-kill-pause: valid"
-else
-  failures=$((failures + 1))
-  echo "maelstrom: three-nodes-kill-pause: NOT valid" >&2
-fi
+for raft in ratis cairn; do
+  if timeout "$run_limit_s" maelstrom-node/faults/run-faults.sh "${fault_args[@]}" --raft "$raft"; then
+    passed=$((passed + 1))
+    echo "maelstrom: three-nodes-kill-pause-$raft: valid"
+  else
+    failures=$((failures + 1))
+    echo "maelstrom: three-nodes-kill-pause-$raft: NOT valid" >&2
+  fi
+done
 echo "maelstrom: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

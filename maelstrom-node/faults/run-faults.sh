@@ -15,6 +15,7 @@
 #   --seed S           fault schedule seed of the first run; run k uses S+k-1 (1)
 #   --partition        also Maelstrom's own --nemesis partition --nemesis-interval 5
 #   --latency MS       Maelstrom --latency
+#   --raft ENGINE      the node's Raft: ratis (the default) or cairn (Cairn's own, docs/multi-raft.md)
 #   --broken           the node acknowledges sends before they commit (--unsafe-ack-before-commit): must be invalid
 #   --amnesia          a killed node's Raft directory is deleted before it restarts (CAIRN_FAULT_AMNESIA=1):
 #                      deliberately unsafe, to see whether the runs catch it
@@ -30,7 +31,7 @@ maelstrom="$root/../shared/tools/maelstrom/maelstrom"
 wrapper="$here/fault-node.py"
 
 nodes=3 faults=kill,pause,clock time_limit=30 rate=100 interval=5 runs=1 seed=1 partition=0 latency="" broken=0
-expect_invalid=0 keep="" amnesia=0
+expect_invalid=0 keep="" amnesia=0 raft=ratis
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2 ;;
@@ -46,6 +47,7 @@ while [ $# -gt 0 ]; do
     --amnesia) amnesia=1; shift ;;
     --expect-invalid) expect_invalid=1; shift ;;
     --keep) keep=$2; shift 2 ;;
+    --raft) raft=$2; shift 2 ;;
     *) echo "run-faults: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -68,9 +70,9 @@ esac
 
 # Start-up, workload, 10 s recovery, final reads and analysis; a restarted node needs about 2 s.
 run_limit_s=$((time_limit + 240))
-node_args=""
+node_args="--raft $raft"
 if [ "$broken" = 1 ]; then
-  node_args="--unsafe-ack-before-commit"
+  node_args="$node_args --unsafe-ack-before-commit"
 fi
 extra=()
 partition_tag=""
@@ -133,7 +135,7 @@ failures=0
 valids=0
 for k in $(seq 1 "$runs"); do
   run_seed=$((seed + k - 1))
-  name="n${nodes}-${faults//,/+}${partition_tag}$([ "$amnesia" = 0 ] || echo -amnesia)-seed${run_seed}"
+  name="n${nodes}-${faults//,/+}${partition_tag}$([ "$raft" = ratis ] || echo "-$raft")$([ "$amnesia" = 0 ] || echo -amnesia)-seed${run_seed}"
   work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-faults-XXXXXX")
   mkdir -p "$work/fault-dir"
   status=0

@@ -19,6 +19,7 @@ import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
 import dev.cairn.raft.Ready;
 import dev.cairn.raft.Role;
+import dev.cairn.raft.storage.RaftWal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -50,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * peer it has not heard from for an election timeout to every group ({@link RaftNode#onPeerDown}): the per-node
  * failure detector that lets quiet groups stay quiet.
  *
- * <p>Nothing is persisted: the Raft log and hard state live in memory, so a killed process cannot rejoin
- * (NodeConfig refuses {@code --storage-dir} with this engine). Maelstrom's partition nemesis needs no restart.
+ * <p>Every group's hard state and entries go to one {@link RaftWal} (in the node's Raft directory, kept across
+ * restarts with {@code --storage-dir}), written once per engine step for all groups before any message leaves;
+ * a restarted node recovers from it and re-applies the committed entries.
  */
 public final class CoreRaftGroups implements ReplicatedPartitions {
     private static final Logger LOG = LoggerFactory.getLogger(CoreRaftGroups.class);
@@ -63,8 +65,18 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     static final int HEARTBEAT_TICKS = 2;
     /** Every peer hears from this node at least this often, Raft traffic or not. */
     static final long PEER_PING_MS = 100;
+    /**
+     * Whether the Raft log is forced to the device before messages go out. Off, as the Ratis node's unsafe flush:
+     * the log is written to the file (the page cache) first, which a killed process keeps; only a machine crash
+     * could lose the tail.
+     */
+    static final boolean FSYNC = false;
     /** Engine tasks (inbound messages, proposals, ticks) queued at most; beyond it they are dropped or refused. */
     static final int ENGINE_QUEUE_MAX = 65_536;
+    /** Rounds of Readys one engine step carries out (each round's advances may make the next round's Readys). */
+    static final int READY_ROUNDS_MAX = 16;
+    /** The exit status of a node whose Raft log could not be written. */
+    static final int EXIT_STORAGE_FAILED = 74;
 
     private final MaelstromIo io;
     private final String selfId;
@@ -78,6 +90,7 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     private final AtomicReferenceArray<Leadership> leadership;
     private final ThreadPoolExecutor engine;
     private final long[] lastHeardNs;
+    private final RaftWal wal;
     private final Map<String, ArrayNode> outgoing = new LinkedHashMap<>();
     private long lastPingNs;
     private ScheduledFuture<?> ticker;
@@ -86,7 +99,12 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     private record Pending(long term, CompletableFuture<byte[]> future) {
     }
 
-    public CoreRaftGroups(String selfId, List<String> nodeIds, NodeConfig config, MaelstromIo io) {
+    /**
+     * Opens (or recovers) the Raft log in {@code walDirectory}: a restarted node starts every group from the hard
+     * state and entries it had persisted, and re-applies the committed ones into fresh in-memory partitions.
+     */
+    public CoreRaftGroups(String selfId, List<String> nodeIds, NodeConfig config, MaelstromIo io, Path walDirectory)
+            throws IOException {
         this.io = io;
         this.selfId = selfId;
         this.nodeIds = nodeIds.stream().sorted().toList();
@@ -110,8 +128,13 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         OffsetStore offsets = new InMemoryOffsetStore(fileIo);
         LogConfig logConfig = LogConfig.defaults().withSegmentBytes(PartitionGroups.PARTITION_SEGMENT_BYTES)
                 .withSegmentIndexBytes(PartitionGroups.PARTITION_SEGMENT_INDEX_BYTES);
+        RaftWal.Opened opened = RaftWal.open(walDirectory, RaftWal.SEGMENT_BYTES_DEFAULT);
+        this.wal = opened.wal();
         for (int p = 0; p < partitionCount; p++) {
-            nodes[p] = RaftNode.start(selfReplica, voters, raftConfig, random.split(), HardState.INITIAL, List.of(), 0);
+            RaftWal.GroupState recovered = opened.groups().getOrDefault(p,
+                    new RaftWal.GroupState(HardState.INITIAL, List.of()));
+            nodes[p] = RaftNode.start(selfReplica, voters, raftConfig, random.split(), recovered.hardState(),
+                    recovered.entries(), 0);
             Path directory = Path.of("/maelstrom", selfId, PartitionGroups.TOPIC + "-" + p);
             partitions[p] = new Partition(PartitionGroups.TOPIC, p, Log.open(fileIo, directory, logConfig), offsets);
             pending.add(new HashMap<>());
@@ -154,9 +177,8 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
                 }
             }
         }
-        for (int p = 0; p < partitionCount; p++) {
-            nodes[p].tick();
-            process(p);
+        for (RaftNode node : nodes) {
+            node.tick();
         }
         if (now - lastPingNs >= TimeUnit.MILLISECONDS.toNanos(PEER_PING_MS)) {
             lastPingNs = now;
@@ -193,7 +215,6 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
                     throw new IllegalArgumentException("misaddressed: group " + p + " " + message);
                 }
                 nodes[p].step(message);
-                process(p);
             } catch (IllegalArgumentException e) {
                 LOG.warn("dropped a malformed Raft message from replica {}: {}", from, e.getMessage());
             }
@@ -221,23 +242,62 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         if (replaced != null) {
             replaced.future().completeExceptionally(new IOException("entry " + raftIndex + " was replaced"));
         }
-        process(p);
         flush();
     }
 
-    /** Carries out group {@code p}'s Readys: nothing to persist (in memory), messages queued, entries applied. */
-    private void process(int p) {
-        RaftNode node = nodes[p];
-        while (node.hasReady()) {
-            Ready ready = node.ready();
-            for (Message message : ready.messages()) {
-                String dest = nodeIds.get(message.to() - 1);
-                outgoing.computeIfAbsent(dest, d -> MaelstromIo.mapper().createArrayNode())
-                        .add(RaftMessageJson.encode(p, message));
+    /**
+     * Carries out every group's Ready: all of them persisted in one write to the Raft log (one sync), then their
+     * messages queued, their committed entries applied and the groups advanced; again while that made new Readys.
+     */
+    private void carryOutReadys() {
+        List<Integer> groups = new ArrayList<>();
+        List<Ready> readies = new ArrayList<>();
+        for (int round = 0; round < READY_ROUNDS_MAX; round++) {
+            groups.clear();
+            readies.clear();
+            for (int p = 0; p < partitionCount; p++) {
+                if (nodes[p].hasReady()) {
+                    Ready ready = nodes[p].ready();
+                    // This node never compacts its log, so no leader sends a snapshot and none is restored.
+                    if (ready.snapshot() != null) {
+                        throw new IllegalStateException("partition " + p + ": snapshot restore is not built here");
+                    }
+                    wal.append(p, ready.hardState(), ready.entries());
+                    groups.add(p);
+                    readies.add(ready);
+                }
             }
-            ready.committed().forEach(entry -> apply(p, entry));
-            node.advance(ready);
+            if (groups.isEmpty()) {
+                return;
+            }
+            syncOrHalt();
+            for (int i = 0; i < groups.size(); i++) {
+                int p = groups.get(i);
+                Ready ready = readies.get(i);
+                for (Message message : ready.messages()) {
+                    String dest = nodeIds.get(message.to() - 1);
+                    outgoing.computeIfAbsent(dest, d -> MaelstromIo.mapper().createArrayNode())
+                            .add(RaftMessageJson.encode(p, message));
+                }
+                ready.committed().forEach(entry -> apply(p, entry));
+                nodes[p].advance(ready);
+                publishLeadership(p);
+            }
         }
+    }
+
+    /** A node that cannot write its Raft log must not answer as if it had: it stops. */
+    private void syncOrHalt() {
+        try {
+            wal.sync(FSYNC);
+        } catch (IOException e) {
+            LOG.error("writing the Raft log failed; stopping the node", e);
+            Runtime.getRuntime().halt(EXIT_STORAGE_FAILED);
+        }
+    }
+
+    private void publishLeadership(int p) {
+        RaftNode node = nodes[p];
         RaftStatus status = node.status();
         boolean ready = status.role() == Role.LEADER && node.termAt(status.commitIndex()) == status.term();
         String leader = status.leader() == RaftNode.NONE ? null : nodeIds.get(status.leader() - 1);
@@ -274,8 +334,9 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         }
     }
 
-    /** Sends each peer one Maelstrom message with every Raft message for it since the last flush. */
+    /** Carries out the groups' Readys, then sends each peer one Maelstrom message with every Raft message for it. */
     private void flush() {
+        carryOutReadys();
         for (Map.Entry<String, ArrayNode> batch : outgoing.entrySet()) {
             ObjectNode body = MaelstromIo.mapper().createObjectNode().put("type", MESSAGE_TYPE);
             body.set("msgs", batch.getValue());
@@ -310,5 +371,13 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
             ticker.cancel(false);
         }
         engine.shutdownNow();
+        try {
+            engine.awaitTermination(1, TimeUnit.SECONDS);
+            wal.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            LOG.warn("closing the Raft log failed", e);
+        }
     }
 }

@@ -196,7 +196,8 @@ public final class KafkaNode implements ClientRequests {
             io.startMsgIdsAt(MaelstromIo.firstMsgId(storage.incarnation()));
             ReplicatedPartitions g = switch (config.raftEngine()) {
                 case RATIS -> new PartitionGroups(nodeId, nodeIds, config, transport, storage.raftDir());
-                case CAIRN -> new CoreRaftGroups(nodeId, nodeIds, config, io);
+                case CAIRN -> new CoreRaftGroups(nodeId, nodeIds, config, io,
+                        storage.raftDir().toPath().resolve("wal"));
             };
             g.start();
             groups = g;

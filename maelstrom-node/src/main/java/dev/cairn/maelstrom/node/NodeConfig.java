@@ -28,8 +28,7 @@ import java.util.List;
  *                                uses) for up to this long, so that the workload's first seconds do not meet
  *                                interpreted code ({@link WarmUp}); 0: none
  * @param raftEngine              which Raft runs the partition groups: Apache Ratis (the default) or Cairn's own
- *                                core ({@code --raft cairn}, {@link CoreRaftGroups}; in memory only, so not with
- *                                {@code --storage-dir})
+ *                                core ({@code --raft cairn}, {@link CoreRaftGroups})
  */
 public record NodeConfig(int partitions, long electionTimeoutMinMs, long electionTimeoutMaxMs,
         long raftRequestTimeoutMs, int appenderBufferBytes, long clientDeadlineMs, boolean unsafeAckBeforeCommit,
@@ -70,8 +69,6 @@ public record NodeConfig(int partitions, long electionTimeoutMinMs, long electio
                 + MAELSTROM_CLIENT_TIMEOUT_MS + " ms");
         require(warmUpMs >= 0 && warmUpMs <= WARM_UP_MS_MAX, "warm-up " + warmUpMs + " ms outside [0, "
                 + WARM_UP_MS_MAX + "]");
-        require(raftEngine != RaftEngine.CAIRN || storageDir == null, "--raft cairn keeps its Raft log in memory "
-                + "only: it cannot be restarted on a --storage-dir yet");
         return this;
     }
 
