@@ -21,6 +21,8 @@ final class Progress {
     final ArrayDeque<Long> inflight = new ArrayDeque<>();
     /** In SNAPSHOT: the index of the snapshot sent; nothing else is sent until the follower holds it. */
     long pendingSnapshot;
+    /** The runtime reports the follower's broker unreachable: nothing is sent to it until it is back. */
+    boolean peerDown;
     /** Heard from since the leader's last quorum check. */
     boolean recentActive;
     /** The highest commit index the follower has acknowledged hearing. */
@@ -34,6 +36,9 @@ final class Progress {
     }
 
     boolean isPaused(int inflightMax) {
+        if (peerDown) {
+            return true;
+        }
         return switch (state) {
             case PROBE -> probeSent;
             case REPLICATE -> inflight.size() >= inflightMax;

@@ -81,21 +81,36 @@ public final class RaftNode extends RaftState {
         }
         if (++heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            quiesced = replication.maybeQuiesce(log.committed());
+            quiesced = replication.maybeQuiesce(log.committed(), majority());
             replication.sendHeartbeats(term, log.committed(), quiesced);
         }
     }
 
     /**
-     * The runtime's failure detector says the broker of replica {@code peer} is unreachable. A follower whose leader
-     * that is wakes and may campaign; a leader wakes so that it checks its quorum again.
+     * The runtime's failure detector says the broker of replica {@code peer} is unreachable (it may say so again and
+     * again). A follower whose leader that is wakes and may campaign; a leader stops sending to that follower and
+     * wakes, so that it checks its quorum again and may go quiet without it.
      */
     public void onPeerDown(int peer) {
         if (role == Role.LEADER) {
-            wake();
+            if (replication.setPeerDown(peer, true)) {
+                wake();
+            }
         } else if (peer == leader) {
             leaderDown = true;
             quiesced = false;
+        }
+    }
+
+    /** The broker of replica {@code peer} is reachable again: a leader catches that follower up. */
+    public void onPeerUp(int peer) {
+        if (role == Role.LEADER) {
+            if (replication.setPeerDown(peer, false)) {
+                wake();
+                replication.sendAppends(term, log.committed());
+            }
+        } else if (peer == leader) {
+            leaderDown = false;
         }
     }
 

@@ -65,8 +65,12 @@ final class Replication {
         }
     }
 
+    /** Heartbeats to every follower not reported down. */
     void sendHeartbeats(long term, long commitIndex, boolean quiesce) {
         for (Progress p : followers.values()) {
+            if (p.peerDown) {
+                continue;
+            }
             long commit = Math.min(p.matchIndex, commitIndex);
             p.commitSent = Math.max(p.commitSent, commit);
             outbox.add(new Heartbeat(id, p.peer, term, commit, quiesce));
@@ -161,16 +165,36 @@ final class Replication {
     }
 
     /**
-     * Called at each heartbeat: whether the group may go quiet, that is whether every entry is committed and
-     * persisted here and every follower holds every entry and has acknowledged the commit index, for
-     * quiesceAfterTicks in a row.
+     * The runtime reports a follower's broker unreachable ({@code down}) or reachable again. A down follower is sent
+     * nothing (no appends, no heartbeats) and does not keep the group from going quiet; one back is probed from what
+     * it holds. Whether that changed anything.
      */
-    boolean maybeQuiesce(long commitIndex) {
+    boolean setPeerDown(int peer, boolean down) {
+        Progress p = followers.get(peer);
+        if (p == null || p.peerDown == down) {
+            return false;
+        }
+        p.peerDown = down;
+        p.becomeProbe();
+        return true;
+    }
+
+    /**
+     * Called at each heartbeat: whether the group may go quiet, that is whether every entry is committed and
+     * persisted here and every follower not reported down, a majority with the leader, holds every entry and has
+     * acknowledged the commit index, for quiesceAfterTicks in a row. A follower that comes back wakes the group.
+     */
+    boolean maybeQuiesce(long commitIndex, int majority) {
         long last = log.lastIndex();
         boolean caughtUp = commitIndex == last && log.stableIndex() == last;
+        int reachable = 1;
         for (Progress p : followers.values()) {
-            caughtUp &= p.matchIndex == last && p.commitAcked >= commitIndex;
+            if (!p.peerDown) {
+                caughtUp &= p.matchIndex == last && p.commitAcked >= commitIndex;
+                reachable++;
+            }
         }
+        caughtUp &= reachable >= majority;
         caughtUpTicks = caughtUp ? caughtUpTicks + config.heartbeatTicks() : 0;
         return caughtUp && caughtUpTicks >= config.quiesceAfterTicks();
     }

@@ -151,6 +151,28 @@ class RaftNodeTest {
         assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
     }
 
+    /**
+     * Issue 18: a follower whose broker is reported down is sent nothing and does not keep the group awake; when it
+     * is back it is caught up, and the group goes quiet again.
+     */
+    @Test
+    void aGroupGoesQuietWithoutAFollowerReportedDownAndCatchesItUpWhenItIsBack() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        int follower = leader % 3 + 1;
+        cluster.crash(follower);
+        long raftIndex = cluster.propose(leader, "while down");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex) && allQuiet(cluster), TICKS_MAX));
+        long delivered = cluster.messagesDelivered;
+        cluster.run(10 * CONFIG.electionTicks());
+        assertEquals(delivered, cluster.messagesDelivered, "the quiet group sent messages");
+        assertTrue(cluster.networkIdle(), "nothing was sent to the follower that is down");
+        cluster.restart(follower);
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), TICKS_MAX));
+        assertTrue(cluster.runUntil(() -> allQuiet(cluster), TICKS_MAX));
+        assertEquals(leader, cluster.leader());
+    }
+
     /** A quiet leader wakes when a follower that missed the quiesce heartbeat asks for a vote. */
     @Test
     void aFollowerThatRestartsBesideAQuietLeaderLearnsOfItWithoutAnElection() {

@@ -42,6 +42,8 @@ final class SimCluster {
     private final SplittableRandom random;
     private final List<InFlight> network = new ArrayList<>();
     private final Set<Long> cuts = new HashSet<>();
+    /** (replica, peer) pairs whose peer the replica was last told is down. */
+    private final Set<Long> reportedDown = new HashSet<>();
     private final Map<Long, Integer> leaderByTerm = new HashMap<>();
     private final Map<Long, Entry> appliedAnywhere = new HashMap<>();
 
@@ -129,13 +131,25 @@ final class SimCluster {
         }
     }
 
-    /** The per-broker failure detector: a replica learns, now and then, of each peer it cannot reach. */
+    /**
+     * The per-broker failure detector: a replica learns, now and then, of each peer it cannot reach, and of each
+     * peer it had been told was down once it can reach it again.
+     */
     private void reportUnreachablePeers(Replica replica) {
         for (int peer : voters) {
             boolean reported = random.nextDouble() < faults.peerDownReportRate();
-            if (peer != replica.id && !reachable(replica.id, peer) && reported) {
-                replica.node.onPeerDown(peer);
+            if (peer == replica.id || !reported) {
+                continue;
             }
+            long pair = pair(replica.id, peer);
+            if (!reachable(replica.id, peer)) {
+                reportedDown.add(pair);
+                replica.node.onPeerDown(peer);
+            } else if (reportedDown.remove(pair)) {
+                replica.node.onPeerUp(peer);
+            }
+            // Out now, before a compaction changes the snapshot a message in the outbox names.
+            drain(replica);
         }
     }
 

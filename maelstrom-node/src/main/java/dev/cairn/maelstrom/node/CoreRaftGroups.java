@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * carries the Raft messages of every group ({@code {"type":"craft","msgs":[...]}}, {@link RaftMessageJson}).
  *
  * <p>The engine also pings each peer every {@link #PEER_PING_MS} (an empty {@code craft} message) and reports a
- * peer it has not heard from for an election timeout to every group ({@link RaftNode#onPeerDown}): the per-node
- * failure detector that lets quiet groups stay quiet.
+ * peer it has not heard from for an election timeout to every group ({@link RaftNode#onPeerDown}), and that it is
+ * back when it hears from it ({@link RaftNode#onPeerUp}): the per-node failure detector that lets quiet groups stay
+ * quiet, and leaders stop sending to a dead node.
  *
  * <p>Every group's hard state and entries go to one {@link RaftWal} (in the node's Raft directory, kept across
  * restarts with {@code --storage-dir}), written once per engine step for all groups before any message leaves;
@@ -61,10 +62,13 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     public static final String MESSAGE_TYPE = "craft";
     /** The engine's clock: every group ticks this often. */
     static final long TICK_MS = 50;
-    /** A leader's heartbeats, in ticks. */
-    static final int HEARTBEAT_TICKS = 2;
-    /** Every peer hears from this node at least this often, Raft traffic or not. */
-    static final long PEER_PING_MS = 100;
+    /**
+     * A leader's heartbeats, in ticks: 250 ms, a quarter of the default election timeout's lower end (Ratis sends
+     * one every half; 100 ms doubled the node's messages per op under Maelstrom).
+     */
+    static final int HEARTBEAT_TICKS = 5;
+    /** Every peer hears from this node at least this often, Raft traffic or not (the failure detector's input). */
+    static final long PEER_PING_MS = 250;
     /**
      * Whether the Raft log is forced to the device before messages go out. Off, as the Ratis node's unsafe flush:
      * the log is written to the file (the page cache) first, which a killed process keeps; only a machine crash
@@ -90,9 +94,12 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     private final AtomicReferenceArray<Leadership> leadership;
     private final ThreadPoolExecutor engine;
     private final long[] lastHeardNs;
+    /** Peers this node has reported down to its groups, until it hears from them again. */
+    private final boolean[] reportedDown;
     private final RaftWal wal;
     private final Map<String, ArrayNode> outgoing = new LinkedHashMap<>();
-    private long lastPingNs;
+    /** When this node last sent each peer anything. */
+    private final long[] lastSentNs;
     private ScheduledFuture<?> ticker;
 
     /** A proposal waiting for its entry to apply: completed when an entry of its term applies at its index. */
@@ -115,6 +122,8 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         this.partitions = new Partition[partitionCount];
         this.leadership = new AtomicReferenceArray<>(partitionCount);
         this.lastHeardNs = new long[this.nodeIds.size() + 1];
+        this.reportedDown = new boolean[this.nodeIds.size() + 1];
+        this.lastSentNs = new long[this.nodeIds.size() + 1];
         int electionTicks = (int) Math.max(HEARTBEAT_TICKS + 1, config.electionTimeoutMinMs() / TICK_MS);
         RaftConfig raftConfig = new RaftConfig(electionTicks, HEARTBEAT_TICKS, 2 * electionTicks,
                 config.appenderBufferBytes(), RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT,
@@ -148,7 +157,7 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     public void start() {
         long now = System.nanoTime();
         java.util.Arrays.fill(lastHeardNs, now);
-        lastPingNs = now;
+        java.util.Arrays.fill(lastSentNs, now);
         ticker = io.timer().scheduleAtFixedRate(() -> runOnEngine(this::tickAll), TICK_MS, TICK_MS,
                 TimeUnit.MILLISECONDS);
     }
@@ -172,6 +181,7 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         long now = System.nanoTime();
         for (int replica = 1; replica < lastHeardNs.length; replica++) {
             if (replica != selfReplica && now - lastHeardNs[replica] > peerDownAfterNs) {
+                reportedDown[replica] = true;
                 for (RaftNode node : nodes) {
                     node.onPeerDown(replica);
                 }
@@ -180,12 +190,10 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         for (RaftNode node : nodes) {
             node.tick();
         }
-        if (now - lastPingNs >= TimeUnit.MILLISECONDS.toNanos(PEER_PING_MS)) {
-            lastPingNs = now;
-            for (String peer : nodeIds) {
-                if (!peer.equals(selfId)) {
-                    outgoing.computeIfAbsent(peer, d -> MaelstromIo.mapper().createArrayNode());
-                }
+        // A ping only to a peer this node has sent nothing to for PEER_PING_MS: Raft traffic is proof of life too.
+        for (int replica = 1; replica < lastSentNs.length; replica++) {
+            if (replica != selfReplica && now - lastSentNs[replica] >= TimeUnit.MILLISECONDS.toNanos(PEER_PING_MS)) {
+                outgoing.computeIfAbsent(nodeIds.get(replica - 1), d -> MaelstromIo.mapper().createArrayNode());
             }
         }
         flush();
@@ -206,6 +214,12 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
 
     private void step(int from, JsonNode messages) {
         lastHeardNs[from] = System.nanoTime();
+        if (reportedDown[from]) {
+            reportedDown[from] = false;
+            for (RaftNode node : nodes) {
+                node.onPeerUp(from);
+            }
+        }
         for (JsonNode array : messages) {
             try {
                 RaftMessageJson.GroupMessage decoded = RaftMessageJson.decode(array);
@@ -337,10 +351,12 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     /** Carries out the groups' Readys, then sends each peer one Maelstrom message with every Raft message for it. */
     private void flush() {
         carryOutReadys();
+        long now = System.nanoTime();
         for (Map.Entry<String, ArrayNode> batch : outgoing.entrySet()) {
             ObjectNode body = MaelstromIo.mapper().createObjectNode().put("type", MESSAGE_TYPE);
             body.set("msgs", batch.getValue());
             io.send(batch.getKey(), body);
+            lastSentNs[nodeIds.indexOf(batch.getKey()) + 1] = now;
         }
         outgoing.clear();
     }
