@@ -69,18 +69,44 @@ final class RaftMessageJson {
         int from = intAt(array, 2);
         int to = intAt(array, 3);
         long term = longAt(array, 4);
+        require(term >= 0, "negative term " + term);
         Message message = switch (kind) {
             case "V" -> new VoteRequest(from, to, term, longAt(array, 5), longAt(array, 6), boolAt(array, 7));
             case "v" -> new VoteResponse(from, to, term, boolAt(array, 5), boolAt(array, 6));
-            case "A" -> new AppendRequest(from, to, term, longAt(array, 5), longAt(array, 6), entries(array.get(8)),
+            case "A" -> appendRequest(from, to, term, longAt(array, 5), longAt(array, 6), entries(array.get(8)),
                     longAt(array, 7));
             case "a" -> new AppendResponse(from, to, term, boolAt(array, 5), longAt(array, 6), longAt(array, 7));
             case "H" -> new Heartbeat(from, to, term, longAt(array, 5), boolAt(array, 6));
             case "h" -> new HeartbeatResponse(from, to, term, longAt(array, 5));
-            case "S" -> new InstallSnapshot(from, to, term, longAt(array, 5), longAt(array, 6));
+            case "S" -> installSnapshot(from, to, term, longAt(array, 5), longAt(array, 6));
             default -> throw new IllegalArgumentException("unknown Raft message kind " + kind);
         };
         return new GroupMessage(group, message);
+    }
+
+    /**
+     * The core trusts an append's shape (it checks it as an invariant): entries follow {@code prevIndex} one by one,
+     * with terms that never go back and never pass the message's.
+     */
+    private static AppendRequest appendRequest(int from, int to, long term, long prevIndex, long prevTerm,
+            List<Entry> entries, long commitIndex) {
+        require(prevIndex >= 0 && prevTerm >= 0 && prevTerm <= term, "bad append position " + prevIndex + "/"
+                + prevTerm);
+        long expected = prevIndex + 1;
+        long lastTerm = prevTerm;
+        for (Entry entry : entries) {
+            require(entry.raftIndex() == expected++, "entries not contiguous at " + entry.raftIndex());
+            require(entry.term() >= lastTerm && entry.term() <= term, "entry term " + entry.term() + " out of order");
+            lastTerm = entry.term();
+        }
+        return new AppendRequest(from, to, term, prevIndex, prevTerm, entries, commitIndex);
+    }
+
+    private static InstallSnapshot installSnapshot(int from, int to, long term, long snapshotIndex,
+            long snapshotTerm) {
+        require(snapshotIndex >= 1 && snapshotTerm >= 1 && snapshotTerm <= term, "bad snapshot " + snapshotIndex
+                + "/" + snapshotTerm);
+        return new InstallSnapshot(from, to, term, snapshotIndex, snapshotTerm);
     }
 
     private static List<Entry> entries(JsonNode array) {

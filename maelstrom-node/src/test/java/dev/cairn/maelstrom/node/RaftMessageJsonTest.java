@@ -47,5 +47,16 @@ class RaftMessageJsonTest {
                 () -> RaftMessageJson.decode(json("[0, \"A\", 1, 2, 3, 0, 0, 0, [[1, 1, \"%%\"]]]")));
         assertThrows(IllegalArgumentException.class,
                 () -> RaftMessageJson.decode(json("[0, \"H\", 1, 2, 3, 4, \"yes\"]")));
+        // Shapes the core would take as broken invariants: refused here instead.
+        assertThrows(IllegalArgumentException.class,
+                () -> RaftMessageJson.decode(json("[0, \"A\", 1, 2, 3, 0, 0, 0, [[1, 2, \"\"]]]")));
+        assertThrows(IllegalArgumentException.class,
+                () -> RaftMessageJson.decode(json("[0, \"A\", 1, 2, 3, 4, 2, 0, [[1, 5, \"\"]]]")));
+        assertThrows(IllegalArgumentException.class,
+                () -> RaftMessageJson.decode(json("[0, \"A\", 1, 2, 3, 0, 0, 0, [[4, 1, \"\"]]]")));
+        assertThrows(IllegalArgumentException.class,
+                () -> RaftMessageJson.decode(json("[0, \"S\", 1, 2, 3, 0, 0]")));
+        assertThrows(IllegalArgumentException.class,
+                () -> RaftMessageJson.decode(json("[0, \"V\", 1, 2, -3, 0, 0, false]")));
     }
 }
