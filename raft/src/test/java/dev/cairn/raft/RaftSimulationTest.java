@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -20,6 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RaftSimulationTest {
 
     private static final int SEEDS = 120;
+    /** Runs with a RaftWal per replica: they touch the disk, so fewer. */
+    private static final int WAL_SEEDS = 30;
     private static final int CHAOS_TICKS = 1_500;
     private static final int RECOVERY_TICKS_MAX = 600;
 
@@ -47,12 +51,28 @@ class RaftSimulationTest {
         recover(chaos(seed, 3, SimCluster.Faults.LATE), seed);
     }
 
+    /** The same chaos with every replica persisting through a RaftWal and restarting from what it recovers. */
+    @ParameterizedTest
+    @MethodSource("walSeeds")
+    void threeReplicasRestartFromTheirWriteAheadLogs(long seed, @TempDir Path dir) {
+        SimCluster cluster = new SimCluster(seed, 3, RaftConfig.defaults(), SimCluster.Faults.CHAOS);
+        cluster.persistTo(dir);
+        recover(chaos(cluster, seed, 3), seed);
+    }
+
+    static LongStream walSeeds() {
+        return seeds().limit(Integer.getInteger("sim.seeds") != null ? Long.MAX_VALUE : WAL_SEEDS);
+    }
+
     private static void runChaosThenRecover(long seed, int size) {
         recover(chaos(seed, size, SimCluster.Faults.CHAOS), seed);
     }
 
     private static SimCluster chaos(long seed, int size, SimCluster.Faults faults) {
-        SimCluster cluster = new SimCluster(seed, size, RaftConfig.defaults(), faults);
+        return chaos(new SimCluster(seed, size, RaftConfig.defaults(), faults), seed, size);
+    }
+
+    private static SimCluster chaos(SimCluster cluster, long seed, int size) {
         SplittableRandom random = new SplittableRandom(seed * 31 + size);
         int proposals = 0;
         for (int tick = 0; tick < CHAOS_TICKS; tick++) {

@@ -1,6 +1,10 @@
 package dev.cairn.raft;
 
+import dev.cairn.raft.storage.RaftWal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,6 +36,8 @@ final class SimCluster {
 
     final long seed;
     final RaftConfig config;
+    /** When set, every replica also persists through a RaftWal of its own here, and restarts from it. */
+    Path walRoot;
     final List<Integer> voters = new ArrayList<>();
     final Map<Integer, Replica> replicas = new HashMap<>();
     Faults faults;
@@ -65,6 +71,7 @@ final class SimCluster {
         /** Snapshots received with InstallSnapshot messages, until the replica's Ready says to restore one. */
         final Map<SnapshotMeta, List<Entry>> received = new HashMap<>();
         boolean up = true;
+        RaftWal wal;
 
         Replica(int id) {
             this.id = id;
@@ -89,6 +96,10 @@ final class SimCluster {
             persisted.subList(0, (int) (last.raftIndex() - snapshot.raftIndex())).clear();
             snapshot = new SnapshotMeta(last.raftIndex(), last.term());
             snapshotData = List.copyOf(applied);
+            if (wal != null) {
+                wal.appendSnapshot(0, snapshot);
+                sync(this);
+            }
         }
     }
 
@@ -201,6 +212,13 @@ final class SimCluster {
     void drain(Replica replica) {
         while (replica.node.hasReady()) {
             Ready ready = replica.node.ready();
+            if (replica.wal != null) {
+                if (ready.snapshot() != null) {
+                    replica.wal.appendSnapshot(0, ready.snapshot());
+                }
+                replica.wal.append(0, ready.hardState(), ready.entries());
+                sync(replica);
+            }
             if (ready.snapshot() != null) {
                 restore(replica, ready.snapshot());
             }
@@ -284,11 +302,53 @@ final class SimCluster {
     }
 
     void crash(int id) {
-        replicas.get(id).up = false;
+        Replica replica = replicas.get(id);
+        replica.up = false;
+        if (replica.wal != null) {
+            try {
+                replica.wal.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            replica.wal = null;
+        }
+    }
+
+    /** Opens a replica's log; on a restart, what it recovers must be what the simulation knows was persisted. */
+    private void openWal(Replica replica, boolean restarting) {
+        try {
+            RaftWal.Opened opened = RaftWal.open(walRoot.resolve("replica-" + replica.id), 64 * 1024);
+            replica.wal = opened.wal();
+            RaftWal.GroupState recovered = opened.groups().getOrDefault(0, RaftWal.GroupState.EMPTY);
+            if (restarting) {
+                check(recovered.equals(new RaftWal.GroupState(replica.hardState, replica.snapshot,
+                        List.copyOf(replica.persisted))), "replica %s recovered %s from its log", replica.id,
+                        recovered);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sync(Replica replica) {
+        try {
+            replica.wal.sync(false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every replica persists through a RaftWal under {@code root} from now on (call before the first tick). */
+    void persistTo(Path root) {
+        walRoot = root;
+        replicas.values().forEach(replica -> openWal(replica, false));
     }
 
     void restart(int id) {
         Replica replica = replicas.get(id);
+        if (walRoot != null) {
+            openWal(replica, true);
+        }
         replica.up = true;
         replica.start();
         drain(replica);

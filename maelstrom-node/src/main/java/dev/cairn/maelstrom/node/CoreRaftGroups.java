@@ -12,7 +12,6 @@ import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.raft.Entry;
-import dev.cairn.raft.HardState;
 import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftConfig;
 import dev.cairn.raft.RaftNode;
@@ -140,8 +139,8 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         RaftWal.Opened opened = RaftWal.open(walDirectory, RaftWal.SEGMENT_BYTES_DEFAULT);
         this.wal = opened.wal();
         for (int p = 0; p < partitionCount; p++) {
-            RaftWal.GroupState recovered = opened.groups().getOrDefault(p,
-                    new RaftWal.GroupState(HardState.INITIAL, List.of()));
+            // This node never compacts, so no group has a snapshot record: it replays from the first entry.
+            RaftWal.GroupState recovered = opened.groups().getOrDefault(p, RaftWal.GroupState.EMPTY);
             nodes[p] = RaftNode.start(selfReplica, voters, raftConfig, random.split(), recovered.hardState(),
                     recovered.entries(), 0);
             Path directory = Path.of("/maelstrom", selfId, PartitionGroups.TOPIC + "-" + p);

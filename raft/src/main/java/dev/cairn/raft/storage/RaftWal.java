@@ -2,6 +2,7 @@ package dev.cairn.raft.storage;
 
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.HardState;
+import dev.cairn.raft.SnapshotMeta;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -28,17 +29,20 @@ import java.util.zip.CRC32C;
  * record
  *   0  int    length of what follows the CRC (type and body), at most {@link #RECORD_BYTES_MAX}
  *   4  int    CRC32C of those bytes
- *   8  byte   type: 1 hard state, 2 entry
+ *   8  byte   type: 1 hard state, 2 entry, 3 snapshot
  *   9  int    group
  *  13  body   hard state: long term, int votedFor, long commitIndex (20 bytes)
  *             entry:      long term, long raftIndex, int dataLength, data
+ *             snapshot:   long raftIndex, long term (16 bytes)
  * </pre>
  *
  * An entry record at index i replaces the group's entries from i on (what a Ready's entries mean), so a follower's
- * truncation needs no record of its own. A record cut short or failing its CRC at the end of the last segment is a
- * torn write: recovery cuts the file there. Anywhere else it is corruption, and {@link #open} refuses to go on
- * rather than lose acknowledged entries silently. Not yet: compaction (segments are never deleted; it needs
- * snapshots in the core first). Single-threaded: the runtime's engine thread calls it.
+ * truncation needs no record of its own. A snapshot record says the group's state machine snapshot now stands at
+ * that point (the runtime keeps the snapshot itself): the entries through it are dropped, and all of them when the
+ * log held no entry of that index and term (a leader's snapshot replaced the log). A record cut short or failing
+ * its CRC at the end of the last segment is a torn write: recovery cuts the file there. Anywhere else it is
+ * corruption, and {@link #open} refuses to go on rather than lose acknowledged entries silently. Not yet: deleting
+ * segments that snapshots made useless (they are kept). Single-threaded: the runtime's engine thread calls it.
  */
 public final class RaftWal implements Closeable {
 
@@ -51,6 +55,8 @@ public final class RaftWal implements Closeable {
     static final int HEADER_BYTES = 8;
     static final byte TYPE_HARD_STATE = 1;
     static final byte TYPE_ENTRY = 2;
+    static final byte TYPE_SNAPSHOT = 3;
+    private static final int SNAPSHOT_BODY_BYTES = 1 + 4 + 8 + 8;
     private static final int HARD_STATE_BODY_BYTES = 1 + 4 + 8 + 4 + 8;
     private static final int ENTRY_BODY_BYTES_BASE = 1 + 4 + 8 + 8 + 4;
 
@@ -62,7 +68,10 @@ public final class RaftWal implements Closeable {
     private long syncs;
 
     /** One group's state as recovered from the log. */
-    public record GroupState(HardState hardState, List<Entry> entries) {
+    public record GroupState(HardState hardState, SnapshotMeta snapshot, List<Entry> entries) {
+
+        /** A group the log holds nothing of. */
+        public static final GroupState EMPTY = new GroupState(HardState.INITIAL, SnapshotMeta.NONE, List.of());
     }
 
     /** An opened log and what it held. */
@@ -129,6 +138,16 @@ public final class RaftWal implements Closeable {
                     .putInt(entry.data().length).put(entry.data());
             seal(body);
         }
+    }
+
+    /**
+     * Adds a snapshot record to the batch: the group's log now starts after {@code snapshot}, written before the
+     * entries of the same Ready (a follower restoring a leader's snapshot) or on its own (a compaction).
+     */
+    public void appendSnapshot(int group, SnapshotMeta snapshot) {
+        ByteBuffer body = reserve(SNAPSHOT_BODY_BYTES);
+        body.put(TYPE_SNAPSHOT).putInt(group).putLong(snapshot.raftIndex()).putLong(snapshot.term());
+        seal(body);
     }
 
     /** Room for one record in the batch; returns a view positioned at its body, whose limit is the body's end. */
@@ -205,20 +224,36 @@ public final class RaftWal implements Closeable {
     /** A group's state being rebuilt from its records, in log order. */
     static final class GroupBuilder {
         HardState hardState = HardState.INITIAL;
+        SnapshotMeta snapshot = SnapshotMeta.NONE;
+        /** The entries after the snapshot, in order. */
         final List<Entry> entries = new ArrayList<>();
 
         /** An entry record replaces the group's entries from its index on; a gap means the log is broken. */
         void onEntry(Entry entry) throws IOException {
-            long raftIndex = entry.raftIndex();
-            if (raftIndex > entries.size() + 1L) {
-                throw new IOException("entry " + raftIndex + " after " + entries.size() + ": the log has a gap");
+            long position = entry.raftIndex() - snapshot.raftIndex();
+            if (position < 1 || position > entries.size() + 1L) {
+                throw new IOException("entry " + entry.raftIndex() + " does not follow snapshot " + snapshot
+                        + " and " + entries.size() + " entries: the log has a gap");
             }
-            entries.subList((int) (raftIndex - 1), entries.size()).clear();
+            entries.subList((int) (position - 1), entries.size()).clear();
             entries.add(entry);
         }
 
+        /** The log starts after {@code next}: the entries it holds go, and the rest too unless they follow it. */
+        void onSnapshot(SnapshotMeta next) {
+            long position = next.raftIndex() - snapshot.raftIndex();
+            boolean holdsIt = position >= 1 && position <= entries.size()
+                    && entries.get((int) (position - 1)).term() == next.term();
+            if (holdsIt) {
+                entries.subList(0, (int) position).clear();
+            } else {
+                entries.clear();
+            }
+            snapshot = next;
+        }
+
         GroupState build() {
-            return new GroupState(hardState, List.copyOf(entries));
+            return new GroupState(hardState, snapshot, List.copyOf(entries));
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.cairn.raft.storage;
 
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.HardState;
+import dev.cairn.raft.SnapshotMeta;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -93,6 +94,13 @@ final class WalReplay {
             byte[] data = new byte[dataLength];
             body.get(data);
             builder.onEntry(new Entry(term, raftIndex, data));
+        } else if (type == RaftWal.TYPE_SNAPSHOT && body.remaining() == 16) {
+            long raftIndex = body.getLong();
+            long term = body.getLong();
+            if (raftIndex < 1 || term < 1) {
+                throw new IOException("snapshot record at byte " + position + " is malformed despite its CRC");
+            }
+            builder.onSnapshot(new SnapshotMeta(raftIndex, term));
         } else {
             throw new IOException("record of type " + type + " at byte " + position + " is malformed despite its CRC");
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.HardState;
+import dev.cairn.raft.SnapshotMeta;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -136,5 +137,41 @@ class RaftWalTest {
             raf.seek(raf.length() - 1);
             raf.write(b ^ 0xFF);
         }
+    }
+
+    @Test
+    void aSnapshotRecordDropsTheEntriesItHoldsAndAllOfThemWhenItReplacedTheLog() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a"), entry(1, 2, "b"), entry(2, 3, "c")));
+        wal.append(2, null, List.of(entry(1, 1, "x"), entry(1, 2, "y")));
+        wal.sync(false);
+        // Group 1 compacts through index 2; group 2 takes a leader's snapshot at 5 that its log did not hold.
+        wal.appendSnapshot(1, new SnapshotMeta(2, 1));
+        wal.appendSnapshot(2, new SnapshotMeta(5, 3));
+        wal.append(2, new HardState(3, 1, 5), List.of(entry(3, 6, "z")));
+        wal.sync(false);
+        wal.close();
+        Map<Integer, RaftWal.GroupState> groups = reopen();
+        assertEquals(new SnapshotMeta(2, 1), groups.get(1).snapshot());
+        assertEquals(List.of(entry(2, 3, "c")), groups.get(1).entries());
+        assertEquals(new SnapshotMeta(5, 3), groups.get(2).snapshot());
+        assertEquals(List.of(entry(3, 6, "z")), groups.get(2).entries());
+        assertEquals(new HardState(3, 1, 5), groups.get(2).hardState());
+    }
+
+    @Test
+    void anEntryThatDoesNotFollowTheLogIsCorruption() throws IOException {
+        RaftWal wal = RaftWal.open(dir, 1024).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a")));
+        wal.sync(false);
+        wal.append(1, null, List.of(entry(1, 3, "gap")));
+        wal.sync(false);
+        for (int i = 0; i < 20; i++) {
+            wal.append(2, null, List.of(entry(1, i + 1, "x".repeat(100))));
+            wal.sync(false);
+        }
+        wal.close();
+        IOException e = assertThrows(IOException.class, () -> RaftWal.open(dir, 1024));
+        assertTrue(e.getMessage().contains("gap"), e.getMessage());
     }
 }
