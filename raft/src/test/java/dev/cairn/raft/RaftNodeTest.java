@@ -217,6 +217,62 @@ class RaftNodeTest {
         assertEquals(after, cluster.replica(follower).applied.size(), "restarted from its own snapshot");
     }
 
+    /**
+     * Raft section 5.4.2, figure 8: a leader must not commit an entry of an earlier term by counting the replicas
+     * that hold it. Entry A (term 1) reaches two replicas; a replica that never saw it leads term 2 and logs its own
+     * entry at A's index, alone; a leader of term 3 then copies A to a third replica. A is on a majority, but if the
+     * leader committed it then, the term-2 leader, back, could still win and overwrite it: the simulation's check
+     * that every replica applies the same entry at each index fails (as it does when maybeCommit skips the term).
+     */
+    @Test
+    void anEntryOfAnEarlierTermOnAMajorityIsNotCommittedByCounting() {
+        RaftConfig oneEntryPerAppend = new RaftConfig(10, 1, 20, 1, 1, 100);
+        SimCluster cluster = new SimCluster(8, 5, oneEntryPerAppend, SimCluster.Faults.NONE);
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0 && appliedEverywhere(cluster, 1), TICKS_MAX));
+        int first = cluster.leader();
+        int second = first % 5 + 1;
+        cluster.isolateExcept(first, second);
+        long indexOfA = cluster.propose(first, "A");
+        assertTrue(cluster.runUntil(() -> cluster.replica(second).node.status().lastIndex() == indexOfA, 5));
+        // The replicas that never saw A elect a leader of their own, whose entry at A's index reaches nobody.
+        cluster.crash(first);
+        cluster.heal();
+        cluster.isolate(second);
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0, TICKS_MAX));
+        int lone = cluster.leader();
+        cluster.isolate(lone);
+        cluster.run(2);
+        assertEquals(indexOfA, cluster.replica(lone).node.status().lastIndex());
+        cluster.crash(lone);
+        // A leader of a later term copies A to a third replica.
+        cluster.heal();
+        cluster.isolate(lone);
+        cluster.restart(first);
+        assertTrue(cluster.runUntil(() -> cluster.leader() == first || cluster.leader() == second, TICKS_MAX));
+        int leader = cluster.leader();
+        long leaderTerm = cluster.replica(leader).node.status().term();
+        assertTrue(cluster.runUntil(() -> cluster.replicas.values().stream().filter(r -> r.up && r.id != first
+                && r.id != second).anyMatch(r -> r.node.status().lastIndex() == indexOfA), TICKS_MAX));
+        cluster.run(1);
+        // Everyone holding the new leader's own entry goes, and what they sent is lost with them; the lone leader
+        // of term 2 comes back.
+        for (SimCluster.Replica replica : List.copyOf(cluster.replicas.values())) {
+            if (replica.up && replica.node.termAt(indexOfA + 1) == leaderTerm) {
+                cluster.crash(replica.id);
+            }
+        }
+        cluster.heal();
+        cluster.restart(lone);
+        for (int id : cluster.voters) {
+            if (!cluster.replica(id).up) {
+                cluster.isolate(id);
+            }
+        }
+        assertTrue(cluster.runUntil(() -> cluster.leader() != 0 && cluster.replicas.values().stream()
+                .filter(r -> r.up).allMatch(r -> r.applied.size() >= indexOfA), TICKS_MAX),
+                "the replicas left elect a leader and commit past A's index");
+    }
+
     /** A leader that cannot commit refuses proposals past its bound of uncommitted entries. */
     @Test
     void aLeaderThatCannotCommitRefusesPastItsBound() {

@@ -367,6 +367,17 @@ final class SimCluster {
         }
     }
 
+    /** Cuts every link of {@code id} in both directions except those with {@code kept}. */
+    void isolateExcept(int id, int... kept) {
+        for (int peer : voters) {
+            boolean keep = peer == id || java.util.Arrays.stream(kept).anyMatch(k -> k == peer);
+            if (!keep) {
+                cut(id, peer);
+                cut(peer, id);
+            }
+        }
+    }
+
     void heal() {
         cuts.clear();
     }
