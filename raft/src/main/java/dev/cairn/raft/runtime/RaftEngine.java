@@ -1,0 +1,316 @@
+package dev.cairn.raft.runtime;
+
+import dev.cairn.raft.RaftNode;
+import dev.cairn.raft.storage.RaftWal;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cairn's multi-Raft runtime for one process (docs/multi-raft.md, "The runtime"): any number of groups on a fixed
+ * number of event loops ({@link EngineConfig#loops()}), plus one liveness thread, whatever the group count. Each group
+ * lives on one loop (by its id), which ticks it, steps its messages, persists it in the loop's write-ahead log
+ * (one sync per loop turn for all its groups) and applies its committed entries. Frames between engines carry the
+ * messages of many groups ({@link FrameCodec}); quiet groups send nothing, and the liveness thread pings the peers
+ * nothing else went to and reports silent ones down to their groups.
+ *
+ * <p>Fail-stop: a loop that cannot write its log, or whose state machine throws, stops the whole engine (no pings
+ * either), so that peers see this replica down and elect elsewhere rather than wait on a half-working one; the
+ * {@code onFailure} callback is told.
+ *
+ * <p>Not yet (docs/multi-raft.md lists the order): snapshots and log compaction through the runtime, membership
+ * changes, leadership transfer, read index.
+ */
+public final class RaftEngine implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(RaftEngine.class);
+    /** The file in the engine's directory that fixes its loop count. */
+    static final String LOOPS_FILE = "loops";
+    private static final long JOIN_MS = 5_000;
+
+    private final EngineConfig config;
+    private final RaftLoop[] loops;
+    private final Thread[] threads;
+    private final RaftTransport transport;
+    private final PeerLiveness liveness;
+    private final ScheduledExecutorService livenessThread;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong framesDropped = new AtomicLong();
+    private final Consumer<Throwable> onFailure;
+
+    private RaftEngine(EngineConfig config, RaftWal.Opened[] opened, RaftTransport transport,
+            LeadershipListener listener, Consumer<Throwable> onFailure) {
+        this.config = config;
+        this.transport = transport;
+        this.onFailure = onFailure;
+        this.liveness = new PeerLiveness(TimeUnit.MILLISECONDS.toNanos(config.peerDownAfterMs()),
+                TimeUnit.MILLISECONDS.toNanos(config.pingMs()));
+        this.loops = new RaftLoop[opened.length];
+        this.threads = new Thread[opened.length];
+        long seed = System.nanoTime() ^ ((long) config.selfId() << 32);
+        for (int i = 0; i < loops.length; i++) {
+            loops[i] = new RaftLoop(i, config, opened[i], transport, liveness, listener, this::failed, seed + i);
+            threads[i] = new Thread(loops[i], "raft-loop-" + config.selfId() + "-" + i);
+            threads[i].setDaemon(true);
+        }
+        this.livenessThread = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "raft-liveness-" + config.selfId());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Opens (or recovers) the engine's logs under {@code directory} and starts its loops. {@code listener} hears
+     * every leadership change; {@code onFailure} hears why the engine stopped itself, if it does.
+     */
+    public static RaftEngine start(EngineConfig config, Path directory, RaftTransport transport,
+            LeadershipListener listener, Consumer<Throwable> onFailure) throws IOException {
+        Files.createDirectories(directory);
+        int loopCount = fixLoopCount(directory, config.loops());
+        EngineConfig effective = config.withLoops(loopCount);
+        RaftWal.Opened[] opened = new RaftWal.Opened[loopCount];
+        try {
+            for (int i = 0; i < loopCount; i++) {
+                opened[i] = RaftWal.open(directory.resolve("loop-" + i), RaftWal.SEGMENT_BYTES_DEFAULT);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (RaftWal.Opened open : opened) {
+                if (open != null) {
+                    open.wal().close();
+                }
+            }
+            throw e;
+        }
+        RaftEngine engine = new RaftEngine(effective, opened, transport, listener, onFailure);
+        for (Thread thread : engine.threads) {
+            thread.start();
+        }
+        long period = Math.max(1, config.pingMs() / 2);
+        engine.livenessThread.scheduleAtFixedRate(engine::checkPeers, period, period, TimeUnit.MILLISECONDS);
+        return engine;
+    }
+
+    /** The loop count the directory was first started with, written there on its first start. */
+    private static int fixLoopCount(Path directory, int wanted) throws IOException {
+        Path file = directory.resolve(LOOPS_FILE);
+        if (!Files.exists(file)) {
+            Files.writeString(file, Integer.toString(wanted), StandardCharsets.US_ASCII);
+            return wanted;
+        }
+        String text = Files.readString(file, StandardCharsets.US_ASCII).trim();
+        int fixed;
+        try {
+            fixed = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IOException(file + " holds '" + text + "', not a loop count", e);
+        }
+        if (fixed < 1 || fixed > EngineConfig.LOOPS_MAX) {
+            throw new IOException(file + " holds " + fixed + ", outside [1, " + EngineConfig.LOOPS_MAX + "]");
+        }
+        if (fixed != wanted) {
+            LOG.warn("{} was first started with {} Raft loops; keeping {} (asked for {})", directory, fixed, fixed,
+                    wanted);
+        }
+        return fixed;
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** Threads this engine runs: its loops and the liveness thread, whatever the number of groups. */
+    public int threadCount() {
+        return loops.length + 1;
+    }
+
+    /** Groups whose state the logs held at start and that are not created (or removed) since. */
+    public List<Integer> recoveredGroups() {
+        List<Integer> all = new ArrayList<>();
+        for (RaftLoop loop : loops) {
+            all.addAll(loop.recoveredGroups());
+        }
+        return all;
+    }
+
+    /**
+     * Starts this engine's replica of {@code group} with {@code voters} (replica ids, this engine's among them), from
+     * what its log holds for it if anything. Completes once the group runs.
+     */
+    public CompletableFuture<Void> createGroup(int group, List<Integer> voters, GroupStateMachine machine) {
+        if (!voters.contains(config.selfId())) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("replica " + config.selfId()
+                    + " is not among the voters " + voters + " of group " + group));
+        }
+        long now = System.nanoTime();
+        for (int peer : voters) {
+            if (peer != config.selfId()) {
+                liveness.track(peer, now);
+            }
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, done, () -> loop.createGroup(group, voters, machine, done));
+        return done;
+    }
+
+    /** Stops this engine's replica of {@code group}; its proposals in flight fail. */
+    public CompletableFuture<Void> removeGroup(int group) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, done, () -> loop.removeGroup(group, done));
+        return done;
+    }
+
+    /**
+     * Proposes {@code data} to {@code group}: completes with what the state machine returned when the entry applied
+     * here, or fails with a {@link ProposalRefusedException}. Never blocks the caller.
+     */
+    public CompletableFuture<Object> propose(int group, byte[] data) {
+        CompletableFuture<Object> future = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        byte[] copy = data.clone();
+        submit(loop, future, () -> loop.propose(group, copy, future));
+        return future;
+    }
+
+    private <T> void submit(RaftLoop loop, CompletableFuture<T> future, Runnable action) {
+        if (closed.get()) {
+            future.completeExceptionally(refused(ProposalRefusedException.Reason.CLOSED, "the Raft engine is closed"));
+            return;
+        }
+        RaftLoop.Refusable task = new RaftLoop.Refusable() {
+            @Override
+            public void run() {
+                action.run();
+            }
+
+            @Override
+            public void refuse(ProposalRefusedException refused) {
+                future.completeExceptionally(refused);
+            }
+        };
+        if (!loop.offer(task)) {
+            future.completeExceptionally(refused(ProposalRefusedException.Reason.BUSY, "the Raft loop's queue is full ("
+                    + config.loopQueueMax() + " tasks)"));
+        }
+    }
+
+    private static ProposalRefusedException refused(ProposalRefusedException.Reason reason, String why) {
+        return new ProposalRefusedException(reason, RaftNode.NONE, why);
+    }
+
+    /**
+     * Takes one frame from the transport (any thread): the sender counts as alive, and each group's messages go to
+     * the group's loop. A malformed frame is a {@link FrameFormatException} and changes nothing.
+     */
+    public void deliver(ByteBuffer frame) {
+        FrameCodec.Frame decoded = FrameCodec.decode(frame);
+        int sender = decoded.sender();
+        if (closed.get() || !liveness.isTracked(sender)) {
+            return;
+        }
+        if (liveness.heard(sender, System.nanoTime())) {
+            LOG.info("replica {} hears replica {} again", config.selfId(), sender);
+            forEachLoop((loop, unused) -> loop.offer(() -> loop.peerUp(sender)));
+        }
+        if (decoded.messages().isEmpty()) {
+            return;
+        }
+        List<List<FrameCodec.GroupMessage>> byLoop = new ArrayList<>(loops.length);
+        for (int i = 0; i < loops.length; i++) {
+            byLoop.add(new ArrayList<>());
+        }
+        for (FrameCodec.GroupMessage message : decoded.messages()) {
+            byLoop.get(loopIndex(message.group())).add(message);
+        }
+        forEachLoop((loop, i) -> {
+            List<FrameCodec.GroupMessage> mine = byLoop.get(i);
+            if (!mine.isEmpty() && !loop.offer(() -> loop.step(mine))) {
+                framesDropped.incrementAndGet();
+            }
+        });
+    }
+
+    /** Frames (or parts of frames) dropped because a loop's queue was full. */
+    public long framesDropped() {
+        return framesDropped.get();
+    }
+
+    private void forEachLoop(BiConsumer<RaftLoop, Integer> action) {
+        for (int i = 0; i < loops.length; i++) {
+            action.accept(loops[i], i);
+        }
+    }
+
+    /** The liveness thread: report silent peers down (again each time), ping those nothing went to lately. */
+    private void checkPeers() {
+        try {
+            long now = System.nanoTime();
+            PeerLiveness.Check check = liveness.check(now);
+            for (int peer : check.down()) {
+                forEachLoop((loop, unused) -> loop.offer(() -> loop.peerDown(peer)));
+            }
+            for (int peer : check.pingDue()) {
+                try {
+                    transport.send(peer, FrameCodec.ping(config.selfId()));
+                } catch (RuntimeException e) {
+                    LOG.debug("a ping to replica {} was lost: {}", peer, e.toString());
+                }
+                liveness.sent(peer, now);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("the Raft liveness check failed", e);
+        }
+    }
+
+    private RaftLoop loopOf(int group) {
+        return loops[loopIndex(group)];
+    }
+
+    private int loopIndex(int group) {
+        // Spread consecutive ids (a topic's partitions) over the loops.
+        return Math.floorMod((group * 0x9E3779B9) >>> 16, loops.length);
+    }
+
+    private void failed(Throwable cause) {
+        LOG.error("the Raft engine of replica {} stops: {}", config.selfId(), cause.toString(), cause);
+        close();
+        onFailure.accept(cause);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        livenessThread.shutdownNow();
+        for (RaftLoop loop : loops) {
+            loop.stop();
+        }
+        for (Thread thread : threads) {
+            if (thread != Thread.currentThread()) {
+                try {
+                    thread.join(JOIN_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

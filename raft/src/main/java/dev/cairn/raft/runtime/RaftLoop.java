@@ -1,0 +1,329 @@
+package dev.cairn.raft.runtime;
+
+import dev.cairn.raft.Entry;
+import dev.cairn.raft.Message;
+import dev.cairn.raft.RaftNode;
+import dev.cairn.raft.Ready;
+import dev.cairn.raft.storage.RaftWal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One event loop of an engine: a thread that owns some groups and their write-ahead log. Each turn it runs the
+ * queued tasks (frames, proposals, group changes), ticks its groups when a tick is due, then carries out their
+ * Readys: every group's hard state and entries in one append to the loop's {@link RaftWal} and one sync, then the
+ * messages (one frame per peer for all groups), then the committed entries applied. Nothing about a group is
+ * touched by any other thread.
+ */
+final class RaftLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(RaftLoop.class);
+
+    /** Tasks one turn runs at most before it ticks and writes (so a flood of frames cannot starve the clock). */
+    static final int TASKS_PER_TURN_MAX = 4096;
+    /** Rounds of Readys one turn carries out (an advance may make the next round's Ready: commit notices). */
+    static final int READY_ROUNDS_MAX = 8;
+    /** The log is synced early once a turn has appended this much (it stays under RaftWal.BATCH_BYTES_MAX). */
+    static final long WAL_BYTES_PER_SYNC_MAX = 64L * 1024 * 1024;
+    private static final int RECORD_OVERHEAD_BYTES = 64;
+
+    private final int index;
+    private final EngineConfig config;
+    private final RaftWal wal;
+    private final Map<Integer, RaftWal.GroupState> recovered;
+    private final RaftTransport transport;
+    private final PeerLiveness liveness;
+    private final LeadershipListener listener;
+    private final Consumer<Throwable> onFailure;
+    private final BlockingQueue<Runnable> tasks;
+    private final Map<Integer, GroupReplica> groups = new HashMap<>();
+    private final Map<Integer, List<FrameCodec.GroupMessage>> outgoing = new LinkedHashMap<>();
+    private final SplittableRandom random;
+    private final long tickNs;
+    private long walBytesPending;
+    private volatile boolean running = true;
+    /** Set by {@link #stop}: a loop that ends without it ended on a failure. */
+    private volatile boolean stopAsked;
+
+    RaftLoop(int index, EngineConfig config, RaftWal.Opened opened, RaftTransport transport, PeerLiveness liveness,
+            LeadershipListener listener, Consumer<Throwable> onFailure, long seed) {
+        this.index = index;
+        this.config = config;
+        this.wal = opened.wal();
+        this.recovered = new HashMap<>(opened.groups());
+        this.transport = transport;
+        this.liveness = liveness;
+        this.listener = listener;
+        this.onFailure = onFailure;
+        this.tasks = new ArrayBlockingQueue<>(config.loopQueueMax());
+        this.random = new SplittableRandom(seed);
+        this.tickNs = TimeUnit.MILLISECONDS.toNanos(config.tickMs());
+    }
+
+    /** Queues a task for this loop's thread; false when the queue is full or the loop has stopped. */
+    boolean offer(Runnable task) {
+        if (!running || !tasks.offer(task)) {
+            return false;
+        }
+        if (!running) {
+            // The loop stopped while this was queued: whoever drains first refuses it (each task is taken once).
+            drainRefused(new ProposalRefusedException(ProposalRefusedException.Reason.CLOSED, RaftNode.NONE,
+                    "the Raft engine stopped"));
+        }
+        return true;
+    }
+
+    /** The groups this loop's log holds state for at start. */
+    List<Integer> recoveredGroups() {
+        return List.copyOf(recovered.keySet());
+    }
+
+    @Override
+    public void run() {
+        long nextTick = System.nanoTime() + tickNs;
+        try {
+            while (running) {
+                long wait = nextTick - System.nanoTime();
+                Runnable task = wait > 0 ? tasks.poll(wait, TimeUnit.NANOSECONDS) : tasks.poll();
+                for (int done = 0; task != null; done++) {
+                    task.run();
+                    task = done + 1 < TASKS_PER_TURN_MAX ? tasks.poll() : null;
+                }
+                long now = System.nanoTime();
+                if (now - nextTick >= 0) {
+                    for (GroupReplica replica : groups.values()) {
+                        replica.node.tick();
+                    }
+                    // A loop that fell behind skips the ticks it missed rather than firing them in a burst.
+                    nextTick = Math.max(nextTick + tickNs, now);
+                }
+                carryOutReadys();
+                sendOutgoing();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | AssertionError e) {
+            running = false;
+            stopAsked = true;
+            onFailure.accept(e);
+        } finally {
+            running = false;
+            if (!stopAsked) {
+                // An Error (a broken invariant of the core) is on its way up: the engine must stop with it.
+                onFailure.accept(new IllegalStateException("Raft loop " + index + " ended on an error"));
+            }
+            failAll(ProposalRefusedException.Reason.CLOSED, "the Raft engine stopped");
+            closeWal();
+        }
+    }
+
+    void stop() {
+        stopAsked = true;
+        running = false;
+    }
+
+    void createGroup(int group, List<Integer> voters, GroupStateMachine machine, CompletableFuture<Void> done) {
+        if (groups.containsKey(group)) {
+            done.completeExceptionally(new IllegalStateException("group " + group + " exists already"));
+            return;
+        }
+        RaftWal.GroupState state = recovered.getOrDefault(group, RaftWal.GroupState.EMPTY);
+        recovered.remove(group);
+        long snapshotIndex = state.snapshot().raftIndex();
+        // A machine may hold more than the log's persisted commit (it was written, the hard state not yet):
+        // it skips what it holds when those entries apply again.
+        long applied = Math.min(machine.appliedIndex(), state.hardState().commitIndex());
+        if (applied < snapshotIndex) {
+            done.completeExceptionally(new IllegalStateException("group " + group + ": its log starts after "
+                    + snapshotIndex + " but the state machine holds only " + applied
+                    + " (restoring a snapshot is not built into this runtime yet)"));
+            return;
+        }
+        RaftNode node = RaftNode.start(config.selfId(), voters, config.raft(), random.split(), state.hardState(),
+                state.snapshot(), state.entries(), applied);
+        GroupReplica replica = new GroupReplica(group, voters, node, machine);
+        groups.put(group, replica);
+        for (int peer : voters) {
+            if (peer != config.selfId() && liveness.isDown(peer)) {
+                node.onPeerDown(peer);
+            }
+        }
+        replica.publish(listener);
+        done.complete(null);
+    }
+
+    void removeGroup(int group, CompletableFuture<Void> done) {
+        GroupReplica replica = groups.remove(group);
+        recovered.remove(group);
+        if (replica != null) {
+            replica.failPending(ProposalRefusedException.Reason.UNKNOWN_GROUP, "group " + group + " was removed");
+        }
+        done.complete(null);
+    }
+
+    void propose(int group, byte[] data, CompletableFuture<Object> future) {
+        GroupReplica replica = groups.get(group);
+        if (replica == null) {
+            future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.UNKNOWN_GROUP,
+                    RaftNode.NONE, "no group " + group + " on replica " + config.selfId()));
+            return;
+        }
+        replica.propose(data, future);
+    }
+
+    /** Steps the messages of one frame that belong to this loop's groups. */
+    void step(List<FrameCodec.GroupMessage> messages) {
+        for (FrameCodec.GroupMessage groupMessage : messages) {
+            GroupReplica replica = groups.get(groupMessage.group());
+            Message message = groupMessage.message();
+            if (replica == null || message.to() != config.selfId()) {
+                continue;
+            }
+            try {
+                replica.node.step(message);
+            } catch (IllegalArgumentException | AssertionError e) {
+                // A well-framed message the core cannot take (impossible indexes): the sender is broken or hostile.
+                LOG.warn("loop {}: dropped a message for group {} from replica {}: {}", index, replica.group,
+                        message.from(), e.toString());
+            }
+        }
+    }
+
+    void peerDown(int peer) {
+        for (GroupReplica replica : groups.values()) {
+            if (replica.voters.contains(peer)) {
+                replica.node.onPeerDown(peer);
+            }
+        }
+    }
+
+    void peerUp(int peer) {
+        for (GroupReplica replica : groups.values()) {
+            if (replica.voters.contains(peer)) {
+                replica.node.onPeerUp(peer);
+            }
+        }
+    }
+
+    /** Persists, sends and applies what the groups' Readys ask, round after round while advances make more. */
+    private void carryOutReadys() {
+        List<GroupReplica> ready = new ArrayList<>();
+        List<Ready> readies = new ArrayList<>();
+        for (int round = 0; round < READY_ROUNDS_MAX; round++) {
+            ready.clear();
+            readies.clear();
+            for (GroupReplica replica : groups.values()) {
+                if (replica.node.hasReady()) {
+                    Ready next = replica.node.ready();
+                    persist(replica.group, next);
+                    ready.add(replica);
+                    readies.add(next);
+                }
+            }
+            if (ready.isEmpty()) {
+                return;
+            }
+            sync();
+            for (int i = 0; i < ready.size(); i++) {
+                GroupReplica replica = ready.get(i);
+                Ready done = readies.get(i);
+                for (Message message : done.messages()) {
+                    outgoing.computeIfAbsent(message.to(), peer -> new ArrayList<>())
+                            .add(new FrameCodec.GroupMessage(replica.group, message));
+                }
+                for (Entry entry : done.committed()) {
+                    replica.apply(entry);
+                }
+                replica.node.advance(done);
+                replica.publish(listener);
+            }
+        }
+    }
+
+    private void persist(int group, Ready ready) {
+        if (ready.snapshot() != null) {
+            // Only a leader that compacted its log sends a snapshot, and this runtime never compacts yet.
+            throw new IllegalStateException("group " + group + " was sent a snapshot at " + ready.snapshot()
+                    + "; restoring one is not built into this runtime yet");
+        }
+        long bytes = RECORD_OVERHEAD_BYTES;
+        for (Entry entry : ready.entries()) {
+            bytes += RECORD_OVERHEAD_BYTES + entry.data().length;
+        }
+        if (walBytesPending + bytes > WAL_BYTES_PER_SYNC_MAX) {
+            sync();
+        }
+        wal.append(group, ready.hardState(), ready.entries());
+        walBytesPending += bytes;
+    }
+
+    private void sync() {
+        try {
+            wal.sync(config.fsync());
+            walBytesPending = 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException("loop " + index + " could not write its Raft log", e);
+        }
+    }
+
+    /** One frame (or a few, when large) per peer for everything this turn's groups said to it. */
+    private void sendOutgoing() {
+        if (outgoing.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Map.Entry<Integer, List<FrameCodec.GroupMessage>> batch : outgoing.entrySet()) {
+            int peer = batch.getKey();
+            for (ByteBuffer frame : FrameCodec.encode(config.selfId(), batch.getValue())) {
+                try {
+                    transport.send(peer, frame);
+                } catch (RuntimeException e) {
+                    LOG.debug("loop {}: a frame to replica {} was lost: {}", index, peer, e.toString());
+                }
+            }
+            liveness.sent(peer, now);
+        }
+        outgoing.clear();
+    }
+
+    private void failAll(ProposalRefusedException.Reason reason, String why) {
+        for (GroupReplica replica : groups.values()) {
+            replica.failPending(reason, why);
+        }
+        drainRefused(new ProposalRefusedException(reason, RaftNode.NONE, why));
+    }
+
+    private void drainRefused(ProposalRefusedException refused) {
+        for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+            if (task instanceof Refusable refusable) {
+                refusable.refuse(refused);
+            }
+        }
+    }
+
+    private void closeWal() {
+        try {
+            wal.close();
+        } catch (IOException e) {
+            LOG.warn("loop {}: closing its Raft log failed", index, e);
+        }
+    }
+
+    /** A queued task that holds a future to fail when the loop stops before running it. */
+    interface Refusable extends Runnable {
+        void refuse(ProposalRefusedException refused);
+    }
+}
