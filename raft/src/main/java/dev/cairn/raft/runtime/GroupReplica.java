@@ -17,6 +17,8 @@ final class GroupReplica {
     final GroupStateMachine machine;
     /** Proposals this replica made as leader, by Raft index, until an entry of that index applies. */
     private final Map<Long, Pending> pending = new HashMap<>();
+    /** In its loop's dirty list: something happened to it since its Ready was last looked at. */
+    boolean dirty;
     private int publishedLeader = -1;
     private long publishedTerm = -1;
     private boolean publishedServing;

@@ -246,6 +246,15 @@ public final class RaftEngine implements Closeable {
         });
     }
 
+    /** Syncs of the loops' logs so far: one per loop turn that wrote anything, whatever the groups in it. */
+    public long logSyncs() {
+        long total = 0;
+        for (RaftLoop loop : loops) {
+            total += loop.syncs();
+        }
+        return total;
+    }
+
     /** Frames (or parts of frames) dropped because a loop's queue was full. */
     public long framesDropped() {
         return framesDropped.get();

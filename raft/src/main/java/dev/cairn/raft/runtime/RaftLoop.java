@@ -50,10 +50,15 @@ final class RaftLoop implements Runnable {
     private final Consumer<Throwable> onFailure;
     private final BlockingQueue<Runnable> tasks;
     private final Map<Integer, GroupReplica> groups = new HashMap<>();
+    /** The groups something happened to this turn (a message, a proposal, a tick): only they may have a Ready. */
+    private List<GroupReplica> dirty = new ArrayList<>();
+    private List<GroupReplica> dirtyNext = new ArrayList<>();
     private final Map<Integer, List<FrameCodec.GroupMessage>> outgoing = new LinkedHashMap<>();
     private final SplittableRandom random;
     private final long tickNs;
     private long walBytesPending;
+    /** Syncs of this loop's log so far, readable from any thread (benchmarks, metrics). */
+    private volatile long syncs;
     private volatile boolean running = true;
     /** Set by {@link #stop}: a loop that ends without it ended on a failure. */
     private volatile boolean stopAsked;
@@ -96,7 +101,8 @@ final class RaftLoop implements Runnable {
         long nextTick = System.nanoTime() + tickNs;
         try {
             while (running) {
-                long wait = nextTick - System.nanoTime();
+                // Groups left dirty by the last turn's last round go on at once.
+                long wait = dirty.isEmpty() ? nextTick - System.nanoTime() : 0;
                 Runnable task = wait > 0 ? tasks.poll(wait, TimeUnit.NANOSECONDS) : tasks.poll();
                 for (int done = 0; task != null; done++) {
                     task.run();
@@ -106,6 +112,7 @@ final class RaftLoop implements Runnable {
                 if (now - nextTick >= 0) {
                     for (GroupReplica replica : groups.values()) {
                         replica.node.tick();
+                        markDirty(replica);
                     }
                     // A loop that fell behind skips the ticks it missed rather than firing them in a burst.
                     nextTick = Math.max(nextTick + tickNs, now);
@@ -128,6 +135,10 @@ final class RaftLoop implements Runnable {
             failAll(ProposalRefusedException.Reason.CLOSED, "the Raft engine stopped");
             closeWal();
         }
+    }
+
+    long syncs() {
+        return syncs;
     }
 
     void stop() {
@@ -156,6 +167,7 @@ final class RaftLoop implements Runnable {
                 state.snapshot(), state.entries(), applied);
         GroupReplica replica = new GroupReplica(group, voters, node, machine);
         groups.put(group, replica);
+        markDirty(replica);
         for (int peer : voters) {
             if (peer != config.selfId() && liveness.isDown(peer)) {
                 node.onPeerDown(peer);
@@ -182,6 +194,7 @@ final class RaftLoop implements Runnable {
             return;
         }
         replica.propose(data, future);
+        markDirty(replica);
     }
 
     /** Steps the messages of one frame that belong to this loop's groups. */
@@ -192,6 +205,7 @@ final class RaftLoop implements Runnable {
             if (replica == null || message.to() != config.selfId()) {
                 continue;
             }
+            markDirty(replica);
             try {
                 replica.node.step(message);
             } catch (IllegalArgumentException | AssertionError e) {
@@ -206,6 +220,7 @@ final class RaftLoop implements Runnable {
         for (GroupReplica replica : groups.values()) {
             if (replica.voters.contains(peer)) {
                 replica.node.onPeerDown(peer);
+                markDirty(replica);
             }
         }
     }
@@ -214,25 +229,42 @@ final class RaftLoop implements Runnable {
         for (GroupReplica replica : groups.values()) {
             if (replica.voters.contains(peer)) {
                 replica.node.onPeerUp(peer);
+                markDirty(replica);
             }
         }
     }
 
-    /** Persists, sends and applies what the groups' Readys ask, round after round while advances make more. */
+    private void markDirty(GroupReplica replica) {
+        if (!replica.dirty) {
+            replica.dirty = true;
+            dirty.add(replica);
+        }
+    }
+
+    /**
+     * Persists, sends and applies what the dirty groups' Readys ask, round after round while advances make more
+     * (a group that advanced is looked at again in the next round; one left over after the last round, in the
+     * next turn).
+     */
     private void carryOutReadys() {
         List<GroupReplica> ready = new ArrayList<>();
         List<Ready> readies = new ArrayList<>();
-        for (int round = 0; round < READY_ROUNDS_MAX; round++) {
+        for (int round = 0; round < READY_ROUNDS_MAX && !dirty.isEmpty(); round++) {
+            List<GroupReplica> looked = dirty;
+            dirty = dirtyNext;
+            dirtyNext = looked;
             ready.clear();
             readies.clear();
-            for (GroupReplica replica : groups.values()) {
-                if (replica.node.hasReady()) {
+            for (GroupReplica replica : looked) {
+                replica.dirty = false;
+                if (groups.get(replica.group) == replica && replica.node.hasReady()) {
                     Ready next = replica.node.ready();
                     persist(replica.group, next);
                     ready.add(replica);
                     readies.add(next);
                 }
             }
+            looked.clear();
             if (ready.isEmpty()) {
                 return;
             }
@@ -249,6 +281,7 @@ final class RaftLoop implements Runnable {
                 }
                 replica.node.advance(done);
                 replica.publish(listener);
+                markDirty(replica);
             }
         }
     }
@@ -274,6 +307,7 @@ final class RaftLoop implements Runnable {
         try {
             wal.sync(config.fsync());
             walBytesPending = 0;
+            syncs++;
         } catch (IOException e) {
             throw new UncheckedIOException("loop " + index + " could not write its Raft log", e);
         }
