@@ -1,7 +1,5 @@
 package dev.cairn.maelstrom.node;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
@@ -12,48 +10,34 @@ import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.raft.Entry;
-import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftConfig;
 import dev.cairn.raft.RaftNode;
-import dev.cairn.raft.RaftStatus;
-import dev.cairn.raft.Ready;
-import dev.cairn.raft.Role;
-import dev.cairn.raft.storage.RaftWal;
+import dev.cairn.raft.runtime.EngineConfig;
+import dev.cairn.raft.runtime.FrameFormatException;
+import dev.cairn.raft.runtime.GroupStateMachine;
+import dev.cairn.raft.runtime.RaftEngine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.Base64;
 import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The partition groups on Cairn's own Raft core ({@code dev.cairn.raft}, docs/multi-raft.md) instead of Ratis
- * ({@code --raft cairn}): every group's {@link RaftNode} runs on one engine thread, which ticks them, steps the
- * messages other nodes send, carries out their {@link Ready}s and applies committed entries to the broker's
- * {@link Partition}, as {@link PartitionGroups} does through Ratis. This is the per-broker runtime of
- * docs/multi-raft.md in miniature: no thread per group, and one Maelstrom message per peer per engine step
- * carries the Raft messages of every group ({@code {"type":"craft","msgs":[...]}}, {@link RaftMessageJson}).
+ * The partition groups on Cairn's own Raft ({@code --raft cairn}, docs/multi-raft.md) instead of Ratis: the same
+ * multi-Raft engine the broker is to run on ({@link RaftEngine}, {@code dev.cairn.raft.runtime}), with Maelstrom's
+ * network as its transport. Each engine frame (the Raft messages of every group for one peer, or a ping) travels as
+ * one Maelstrom message, {@code {"type":"craft","frame":"<base64>"}}; committed entries apply to the broker's
+ * {@link Partition}, as {@link PartitionGroups} does through Ratis.
  *
- * <p>The engine also pings each peer every {@link #PEER_PING_MS} (an empty {@code craft} message) and reports a
- * peer it has not heard from for an election timeout to every group ({@link RaftNode#onPeerDown}), and that it is
- * back when it hears from it ({@link RaftNode#onPeerUp}): the per-node failure detector that lets quiet groups stay
- * quiet, and leaders stop sending to a dead node.
- *
- * <p>Every group's hard state and entries go to one {@link RaftWal} (in the node's Raft directory, kept across
- * restarts with {@code --storage-dir}), written once per engine step for all groups before any message leaves;
- * a restarted node recovers from it and re-applies the committed entries.
+ * <p>The engine's write-ahead log lives in the node's Raft directory (kept across restarts with
+ * {@code --storage-dir}), written but not forced to the device ({@link #FSYNC}); a restarted node recovers every
+ * group from it and re-applies the committed entries into fresh in-memory partitions.
  */
 public final class CoreRaftGroups implements ReplicatedPartitions {
     private static final Logger LOG = LoggerFactory.getLogger(CoreRaftGroups.class);
@@ -68,17 +52,15 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     static final int HEARTBEAT_TICKS = 5;
     /** Every peer hears from this node at least this often, Raft traffic or not (the failure detector's input). */
     static final long PEER_PING_MS = 250;
+    /** One loop: a Maelstrom node is a small process, and one loop batches every group's messages per peer. */
+    static final int LOOPS = 1;
     /**
      * Whether the Raft log is forced to the device before messages go out. Off, as the Ratis node's unsafe flush:
      * the log is written to the file (the page cache) first, which a killed process keeps; only a machine crash
      * could lose the tail.
      */
     static final boolean FSYNC = false;
-    /** Engine tasks (inbound messages, proposals, ticks) queued at most; beyond it they are dropped or refused. */
-    static final int ENGINE_QUEUE_MAX = 65_536;
-    /** Rounds of Readys one engine step carries out (each round's advances may make the next round's Readys). */
-    static final int READY_ROUNDS_MAX = 16;
-    /** The exit status of a node whose Raft log could not be written. */
+    /** The exit status of a node whose Raft engine stopped (its log could not be written). */
     static final int EXIT_STORAGE_FAILED = 74;
 
     private final MaelstromIo io;
@@ -86,29 +68,13 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
     private final List<String> nodeIds;
     private final int selfReplica;
     private final int partitionCount;
-    private final long peerDownAfterNs;
-    private final RaftNode[] nodes;
+    private final EngineConfig engineConfig;
+    private final Path walDirectory;
     private final Partition[] partitions;
-    private final List<Map<Long, Pending>> pending = new ArrayList<>();
     private final AtomicReferenceArray<Leadership> leadership;
-    private final ThreadPoolExecutor engine;
-    private final long[] lastHeardNs;
-    /** Peers this node has reported down to its groups, until it hears from them again. */
-    private final boolean[] reportedDown;
-    private final RaftWal wal;
-    private final Map<String, ArrayNode> outgoing = new LinkedHashMap<>();
-    /** When this node last sent each peer anything. */
-    private final long[] lastSentNs;
-    private ScheduledFuture<?> ticker;
+    private volatile RaftEngine engine;
 
-    /** A proposal waiting for its entry to apply: completed when an entry of its term applies at its index. */
-    private record Pending(long term, CompletableFuture<byte[]> future) {
-    }
-
-    /**
-     * Opens (or recovers) the Raft log in {@code walDirectory}: a restarted node starts every group from the hard
-     * state and entries it had persisted, and re-applies the committed ones into fresh in-memory partitions.
-     */
+    /** Prepares the groups; {@link #start} opens (or recovers) the engine's log in {@code walDirectory}. */
     public CoreRaftGroups(String selfId, List<String> nodeIds, NodeConfig config, MaelstromIo io, Path walDirectory)
             throws IOException {
         this.io = io;
@@ -116,86 +82,66 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
         this.nodeIds = nodeIds.stream().sorted().toList();
         this.selfReplica = this.nodeIds.indexOf(selfId) + 1;
         this.partitionCount = config.partitions();
-        this.peerDownAfterNs = TimeUnit.MILLISECONDS.toNanos(config.electionTimeoutMinMs());
-        this.nodes = new RaftNode[partitionCount];
-        this.partitions = new Partition[partitionCount];
-        this.leadership = new AtomicReferenceArray<>(partitionCount);
-        this.lastHeardNs = new long[this.nodeIds.size() + 1];
-        this.reportedDown = new boolean[this.nodeIds.size() + 1];
-        this.lastSentNs = new long[this.nodeIds.size() + 1];
+        this.walDirectory = walDirectory;
         int electionTicks = (int) Math.max(HEARTBEAT_TICKS + 1, config.electionTimeoutMinMs() / TICK_MS);
         RaftConfig raftConfig = new RaftConfig(electionTicks, HEARTBEAT_TICKS, 2 * electionTicks,
                 config.appenderBufferBytes(), RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT,
                 RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
-        List<Integer> voters = new ArrayList<>();
-        for (int replica = 1; replica <= this.nodeIds.size(); replica++) {
-            voters.add(replica);
-        }
-        SplittableRandom random = new SplittableRandom(System.nanoTime() ^ selfId.hashCode());
+        this.engineConfig = new EngineConfig(selfReplica, LOOPS, TICK_MS, raftConfig, FSYNC,
+                config.electionTimeoutMinMs(), PEER_PING_MS, EngineConfig.LOOP_QUEUE_MAX_DEFAULT);
+        this.partitions = new Partition[partitionCount];
+        this.leadership = new AtomicReferenceArray<>(partitionCount);
         InMemoryFileIo fileIo = new InMemoryFileIo();
         OffsetStore offsets = new InMemoryOffsetStore(fileIo);
         LogConfig logConfig = LogConfig.defaults().withSegmentBytes(PartitionGroups.PARTITION_SEGMENT_BYTES)
                 .withSegmentIndexBytes(PartitionGroups.PARTITION_SEGMENT_INDEX_BYTES);
-        RaftWal.Opened opened = RaftWal.open(walDirectory, RaftWal.SEGMENT_BYTES_DEFAULT);
-        this.wal = opened.wal();
         for (int p = 0; p < partitionCount; p++) {
-            // This node never compacts, so no group has a snapshot record: it replays from the first entry.
-            RaftWal.GroupState recovered = opened.groups().getOrDefault(p, RaftWal.GroupState.EMPTY);
-            nodes[p] = RaftNode.start(selfReplica, voters, raftConfig, random.split(), recovered.hardState(),
-                    recovered.entries(), 0);
             Path directory = Path.of("/maelstrom", selfId, PartitionGroups.TOPIC + "-" + p);
             partitions[p] = new Partition(PartitionGroups.TOPIC, p, Log.open(fileIo, directory, logConfig), offsets);
-            pending.add(new HashMap<>());
             leadership.set(p, Leadership.UNKNOWN);
         }
-        this.engine = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(ENGINE_QUEUE_MAX), MaelstromIo.daemon("raft-engine"));
     }
 
     @Override
-    public void start() {
-        long now = System.nanoTime();
-        java.util.Arrays.fill(lastHeardNs, now);
-        java.util.Arrays.fill(lastSentNs, now);
-        ticker = io.timer().scheduleAtFixedRate(() -> runOnEngine(this::tickAll), TICK_MS, TICK_MS,
-                TimeUnit.MILLISECONDS);
-    }
-
-    private boolean runOnEngine(Runnable task) {
+    public void start() throws IOException {
+        RaftEngine started = RaftEngine.start(engineConfig, walDirectory, this::sendFrame, this::onLeadership,
+                cause -> {
+                    LOG.error("the Raft engine stopped; stopping the node", cause);
+                    Runtime.getRuntime().halt(EXIT_STORAGE_FAILED);
+                });
+        List<Integer> voters = new ArrayList<>();
+        for (int replica = 1; replica <= nodeIds.size(); replica++) {
+            voters.add(replica);
+        }
+        List<CompletableFuture<Void>> created = new ArrayList<>();
+        for (int p = 0; p < partitionCount; p++) {
+            created.add(started.createGroup(p, voters, new PartitionMachine(p)));
+        }
         try {
-            engine.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.error("Raft engine task failed", e);
-                }
-            });
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
+            CompletableFuture.allOf(created.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            started.close();
+            throw new IOException("the Raft groups did not start", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            started.close();
+            throw new IOException("interrupted starting the Raft groups", e);
         }
+        engine = started;
     }
 
-    private void tickAll() {
-        long now = System.nanoTime();
-        for (int replica = 1; replica < lastHeardNs.length; replica++) {
-            if (replica != selfReplica && now - lastHeardNs[replica] > peerDownAfterNs) {
-                reportedDown[replica] = true;
-                for (RaftNode node : nodes) {
-                    node.onPeerDown(replica);
-                }
-            }
-        }
-        for (RaftNode node : nodes) {
-            node.tick();
-        }
-        // A ping only to a peer this node has sent nothing to for PEER_PING_MS: Raft traffic is proof of life too.
-        for (int replica = 1; replica < lastSentNs.length; replica++) {
-            if (replica != selfReplica && now - lastSentNs[replica] >= TimeUnit.MILLISECONDS.toNanos(PEER_PING_MS)) {
-                outgoing.computeIfAbsent(nodeIds.get(replica - 1), d -> MaelstromIo.mapper().createArrayNode());
-            }
-        }
-        flush();
+    /** The engine's transport: one Maelstrom message per frame. */
+    private void sendFrame(int peer, ByteBuffer frame) {
+        byte[] bytes = new byte[frame.remaining()];
+        frame.duplicate().get(bytes);
+        ObjectNode body = MaelstromIo.mapper().createObjectNode().put("type", MESSAGE_TYPE)
+                .put("frame", Base64.getEncoder().encodeToString(bytes));
+        io.send(nodeIds.get(peer - 1), body);
+    }
+
+    private void onLeadership(int group, int leader, long term, boolean serving) {
+        String leaderId = leader == RaftNode.NONE ? null : nodeIds.get(leader - 1);
+        leadership.set(group, new Leadership(serving, leaderId));
     }
 
     @Override
@@ -205,159 +151,65 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
 
     @Override
     public void onRaftMessage(String src, ObjectNode body) {
-        int from = nodeIds.indexOf(src) + 1;
-        if (from == 0 || !runOnEngine(() -> step(from, body.path("msgs")))) {
-            LOG.debug("dropped Raft traffic from {}", src);
+        RaftEngine running = engine;
+        if (running == null) {
+            return;
         }
-    }
-
-    private void step(int from, JsonNode messages) {
-        lastHeardNs[from] = System.nanoTime();
-        if (reportedDown[from]) {
-            reportedDown[from] = false;
-            for (RaftNode node : nodes) {
-                node.onPeerUp(from);
+        try {
+            int from = nodeIds.indexOf(src) + 1;
+            ByteBuffer frame = ByteBuffer.wrap(Base64.getDecoder().decode(body.path("frame").asText()));
+            if (from == 0 || frame.remaining() < 8 || frame.getInt(4) != from) {
+                throw new FrameFormatException("a frame from " + src + " that does not name it as its sender");
             }
+            running.deliver(frame);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("dropped a malformed Raft frame from {}: {}", src, e.getMessage());
         }
-        for (JsonNode array : messages) {
-            try {
-                RaftMessageJson.GroupMessage decoded = RaftMessageJson.decode(array);
-                Message message = decoded.message();
-                int p = decoded.group();
-                if (p < 0 || p >= partitionCount || message.from() != from || message.to() != selfReplica) {
-                    throw new IllegalArgumentException("misaddressed: group " + p + " " + message);
-                }
-                nodes[p].step(message);
-            } catch (IllegalArgumentException e) {
-                LOG.warn("dropped a malformed Raft message from replica {}: {}", from, e.getMessage());
-            }
-        }
-        flush();
     }
 
     @Override
     public CompletableFuture<byte[]> submitLocal(int p, byte[] command) {
-        CompletableFuture<byte[]> future = new CompletableFuture<>();
-        if (!runOnEngine(() -> propose(p, command, future))) {
-            future.completeExceptionally(new IOException("Raft engine queue full (" + ENGINE_QUEUE_MAX + ")"));
+        RaftEngine running = engine;
+        if (running == null) {
+            return CompletableFuture.failedFuture(new IOException("the Raft groups are not started"));
         }
-        return future;
+        return running.propose(p, command).thenCompose(result -> result instanceof byte[] bytes
+                ? CompletableFuture.completedFuture(bytes)
+                : CompletableFuture.failedFuture((CommandFormatException) result));
     }
 
-    private void propose(int p, byte[] command, CompletableFuture<byte[]> future) {
-        long raftIndex = nodes[p].propose(command);
-        if (raftIndex < 0) {
-            future.completeExceptionally(new IOException(raftIndex == RaftNode.REFUSED_NOT_LEADER
-                    ? "not the leader of partition " + p : "too many uncommitted entries in partition " + p));
-            return;
-        }
-        Pending replaced = pending.get(p).put(raftIndex, new Pending(nodes[p].status().term(), future));
-        if (replaced != null) {
-            replaced.future().completeExceptionally(new IOException("entry " + raftIndex + " was replaced"));
-        }
-        flush();
-    }
+    /** Applies a partition's committed entries to its {@link Partition}; the encoded result answers the leader. */
+    private final class PartitionMachine implements GroupStateMachine {
+        private final int p;
 
-    /**
-     * Carries out every group's Ready: all of them persisted in one write to the Raft log (one sync), then their
-     * messages queued, their committed entries applied and the groups advanced; again while that made new Readys.
-     */
-    private void carryOutReadys() {
-        List<Integer> groups = new ArrayList<>();
-        List<Ready> readies = new ArrayList<>();
-        for (int round = 0; round < READY_ROUNDS_MAX; round++) {
-            groups.clear();
-            readies.clear();
-            for (int p = 0; p < partitionCount; p++) {
-                if (nodes[p].hasReady()) {
-                    Ready ready = nodes[p].ready();
-                    // This node never compacts its log, so no leader sends a snapshot and none is restored.
-                    if (ready.snapshot() != null) {
-                        throw new IllegalStateException("partition " + p + ": snapshot restore is not built here");
-                    }
-                    wal.append(p, ready.hardState(), ready.entries());
-                    groups.add(p);
-                    readies.add(ready);
-                }
+        PartitionMachine(int p) {
+            this.p = p;
+        }
+
+        @Override
+        public long appliedIndex() {
+            return 0;
+        }
+
+        @Override
+        public Object apply(Entry entry) {
+            if (entry.data().length == 0) {
+                return null;
             }
-            if (groups.isEmpty()) {
-                return;
+            Result result;
+            try {
+                result = partitions[p].apply(entry.raftIndex(), (int) entry.term(),
+                        CommandCodec.decodeCommand(ByteBuffer.wrap(entry.data())));
+            } catch (CommandFormatException e) {
+                // The same bytes fail the same way on every replica, so skipping the entry keeps them alike.
+                LOG.error("partition {}: unreadable command at {}: {}", p, entry.raftIndex(), e.getMessage());
+                return e;
             }
-            syncOrHalt();
-            for (int i = 0; i < groups.size(); i++) {
-                int p = groups.get(i);
-                Ready ready = readies.get(i);
-                for (Message message : ready.messages()) {
-                    String dest = nodeIds.get(message.to() - 1);
-                    outgoing.computeIfAbsent(dest, d -> MaelstromIo.mapper().createArrayNode())
-                            .add(RaftMessageJson.encode(p, message));
-                }
-                ready.committed().forEach(entry -> apply(p, entry));
-                nodes[p].advance(ready);
-                publishLeadership(p);
-            }
-        }
-    }
-
-    /** A node that cannot write its Raft log must not answer as if it had: it stops. */
-    private void syncOrHalt() {
-        try {
-            wal.sync(FSYNC);
-        } catch (IOException e) {
-            LOG.error("writing the Raft log failed; stopping the node", e);
-            Runtime.getRuntime().halt(EXIT_STORAGE_FAILED);
-        }
-    }
-
-    private void publishLeadership(int p) {
-        RaftNode node = nodes[p];
-        RaftStatus status = node.status();
-        boolean ready = status.role() == Role.LEADER && node.termAt(status.commitIndex()) == status.term();
-        String leader = status.leader() == RaftNode.NONE ? null : nodeIds.get(status.leader() - 1);
-        leadership.set(p, new Leadership(ready, leader));
-    }
-
-    private void apply(int p, Entry entry) {
-        Pending waiting = pending.get(p).remove(entry.raftIndex());
-        if (waiting != null && waiting.term() != entry.term()) {
-            waiting.future().completeExceptionally(new IOException("entry " + entry.raftIndex()
-                    + " was replaced by a later leader's"));
-            waiting = null;
-        }
-        if (entry.data().length == 0) {
-            return;
-        }
-        Result result;
-        try {
-            result = partitions[p].apply(entry.raftIndex(), (int) entry.term(),
-                    CommandCodec.decodeCommand(ByteBuffer.wrap(entry.data())));
-        } catch (CommandFormatException e) {
-            // The same bytes fail the same way on every replica, so skipping the entry keeps them alike.
-            LOG.error("partition {}: unreadable command at {}: {}", p, entry.raftIndex(), e.getMessage());
-            if (waiting != null) {
-                waiting.future().completeExceptionally(e);
-            }
-            return;
-        }
-        if (waiting != null) {
             ByteBuffer encoded = CommandCodec.encode(result);
             byte[] bytes = new byte[encoded.remaining()];
             encoded.get(bytes);
-            waiting.future().complete(bytes);
+            return bytes;
         }
-    }
-
-    /** Carries out the groups' Readys, then sends each peer one Maelstrom message with every Raft message for it. */
-    private void flush() {
-        carryOutReadys();
-        long now = System.nanoTime();
-        for (Map.Entry<String, ArrayNode> batch : outgoing.entrySet()) {
-            ObjectNode body = MaelstromIo.mapper().createObjectNode().put("type", MESSAGE_TYPE);
-            body.set("msgs", batch.getValue());
-            io.send(batch.getKey(), body);
-            lastSentNs[nodeIds.indexOf(batch.getKey()) + 1] = now;
-        }
-        outgoing.clear();
     }
 
     @Override
@@ -382,17 +234,9 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
 
     @Override
     public void close() {
-        if (ticker != null) {
-            ticker.cancel(false);
-        }
-        engine.shutdownNow();
-        try {
-            engine.awaitTermination(1, TimeUnit.SECONDS);
-            wal.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            LOG.warn("closing the Raft log failed", e);
+        RaftEngine running = engine;
+        if (running != null) {
+            running.close();
         }
     }
 }
