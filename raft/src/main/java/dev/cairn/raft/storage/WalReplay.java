@@ -9,24 +9,42 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
-/** Reads one segment of a {@link RaftWal} back into the groups' states, checking every record (layout there). */
+/**
+ * Reads the segments of a {@link RaftWal}, oldest first, back into the groups' states and the log's bookkeeping
+ * ({@link WalLedger}), checking every record (layout there).
+ */
 final class WalReplay {
 
-    private WalReplay() {
+    /** Whether the log starts at segment 0, so that every group's first record is in it. */
+    private final boolean fromFirstSegment;
+    private final Map<Integer, GroupReplay> groups = new HashMap<>();
+    /** Groups that had a removal record: records after it start the group afresh, wherever the log starts. */
+    private final Set<Integer> removed = new HashSet<>();
+    private final List<WalLedger.Segment> segments = new ArrayList<>();
+
+    WalReplay(boolean fromFirstSegment) {
+        this.fromFirstSegment = fromFirstSegment;
     }
 
     /**
-     * Replays {@code segment} into {@code groups}. A bad record ends the replay: in the last segment it is a torn
-     * write and the file is cut before it; in an earlier one the log is corrupt and this throws.
+     * Replays segment {@code number}. A bad record ends the replay: in the last segment it is a torn write and the
+     * file is cut before it; in an earlier one the log is corrupt and this throws.
      */
-    static void replay(Path segment, boolean last, Map<Integer, RaftWal.GroupBuilder> groups) throws IOException {
-        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    void replay(Path file, long number, boolean last) throws IOException {
+        WalLedger.Segment segment = new WalLedger.Segment(number);
+        segments.add(segment);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long size = channel.size();
             if (size > Integer.MAX_VALUE) {
-                throw new IOException(segment + " is larger than a segment can be: " + size + " bytes");
+                throw new IOException(file + " is larger than a segment can be: " + size + " bytes");
             }
             MappedByteBuffer bytes = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
             int position = 0;
@@ -34,18 +52,36 @@ final class WalReplay {
             while (position < size && problem == null) {
                 problem = check(bytes, position, (int) size);
                 if (problem == null) {
-                    position = apply(bytes, position, groups);
+                    position = apply(bytes, position, segment);
                 }
             }
             if (problem != null) {
                 if (!last) {
-                    throw new IOException(segment + " is corrupt at byte " + position + " (" + problem
+                    throw new IOException(file + " is corrupt at byte " + position + " (" + problem
                             + ") and is not the last segment: refusing to drop what follows");
                 }
                 channel.truncate(position);
                 channel.force(true);
             }
+            segment.bytes = position;
         }
+    }
+
+    /** What every group recovered. */
+    Map<Integer, RaftWal.GroupState> groups() throws IOException {
+        Map<Integer, RaftWal.GroupState> recovered = new HashMap<>();
+        for (Map.Entry<Integer, GroupReplay> group : groups.entrySet()) {
+            recovered.put(group.getKey(), group.getValue().build());
+        }
+        return recovered;
+    }
+
+    /** The bookkeeping of the log replayed, given what {@link #groups} recovered. */
+    WalLedger ledger(Map<Integer, RaftWal.GroupState> recovered) {
+        Map<Integer, WalGroup> live = new HashMap<>();
+        groups.forEach((group, replay) -> live.put(group, WalGroup.recovered(group, recovered.get(group),
+                replay.hardStateSegment, replay.snapshotSegment)));
+        return new WalLedger(segments, live);
     }
 
     /** Null when a whole, intact record starts at {@code position}; otherwise what is wrong with it. */
@@ -68,42 +104,63 @@ final class WalReplay {
         return null;
     }
 
+    private GroupReplay group(int group) {
+        return groups.computeIfAbsent(group, g -> new GroupReplay(fromFirstSegment || removed.contains(g)));
+    }
+
     /** Applies the intact record at {@code position}; returns where the next one starts. */
-    private static int apply(ByteBuffer bytes, int position, Map<Integer, RaftWal.GroupBuilder> groups)
-            throws IOException {
+    private int apply(ByteBuffer bytes, int position, WalLedger.Segment segment) throws IOException {
         int length = bytes.getInt(position);
         ByteBuffer body = bytes.slice(position + RaftWal.HEADER_BYTES, length);
         byte type = body.get();
         int group = body.getInt();
-        RaftWal.GroupBuilder builder = groups.computeIfAbsent(group, g -> new RaftWal.GroupBuilder());
         if (type == RaftWal.TYPE_HARD_STATE && body.remaining() == 20) {
             long term = body.getLong();
             int votedFor = body.getInt();
             long commitIndex = body.getLong();
             if (term < 0 || commitIndex < 0) {
-                throw new IOException("hard state record at byte " + position + " is malformed despite its CRC");
+                throw malformed("hard state", position);
             }
-            builder.hardState = new HardState(term, votedFor, commitIndex);
+            group(group).onHardState(new HardState(term, votedFor, commitIndex), segment.number);
         } else if (type == RaftWal.TYPE_ENTRY && body.remaining() >= 20) {
             long term = body.getLong();
             long raftIndex = body.getLong();
             int dataLength = body.getInt();
             if (dataLength != body.remaining() || term < 1 || raftIndex < 1) {
-                throw new IOException("entry record at byte " + position + " is malformed despite its CRC");
+                throw malformed("entry", position);
             }
             byte[] data = new byte[dataLength];
             body.get(data);
-            builder.onEntry(new Entry(term, raftIndex, data));
-        } else if (type == RaftWal.TYPE_SNAPSHOT && body.remaining() == 16) {
+            if (group(group).onEntry(new Entry(term, raftIndex, data))) {
+                WalLedger.capEntryIndexMax(segments, group, raftIndex);
+            }
+            segment.entryIndexMax.merge(group, raftIndex, Math::max);
+        } else if ((type == RaftWal.TYPE_SNAPSHOT || type == RaftWal.TYPE_SNAPSHOT_REPLACING_LOG)
+                && body.remaining() == 16) {
             long raftIndex = body.getLong();
             long term = body.getLong();
             if (raftIndex < 1 || term < 1) {
-                throw new IOException("snapshot record at byte " + position + " is malformed despite its CRC");
+                throw malformed("snapshot", position);
             }
-            builder.onSnapshot(new SnapshotMeta(raftIndex, term));
+            if (type == RaftWal.TYPE_SNAPSHOT) {
+                group(group).onSnapshot(new SnapshotMeta(raftIndex, term), segment.number);
+            } else {
+                group(group).onSnapshotReplacingLog(new SnapshotMeta(raftIndex, term), segment.number);
+                WalLedger.capEntryIndexMax(segments, group, 1);
+            }
+        } else if (type == RaftWal.TYPE_REMOVAL && body.remaining() == 0) {
+            groups.remove(group);
+            removed.add(group);
+            for (WalLedger.Segment earlier : segments) {
+                earlier.entryIndexMax.remove(group);
+            }
         } else {
-            throw new IOException("record of type " + type + " at byte " + position + " is malformed despite its CRC");
+            throw malformed("type " + type, position);
         }
         return position + RaftWal.HEADER_BYTES + length;
+    }
+
+    private static IOException malformed(String record, int position) {
+        return new IOException(record + " record at byte " + position + " is malformed despite its CRC");
     }
 }

@@ -9,6 +9,7 @@ import dev.cairn.raft.HardState;
 import dev.cairn.raft.SnapshotMeta;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -164,14 +165,64 @@ class RaftWalTest {
         RaftWal wal = RaftWal.open(dir, 1024).wal();
         wal.append(1, null, List.of(entry(1, 1, "a")));
         wal.sync(false);
-        wal.append(1, null, List.of(entry(1, 3, "gap")));
-        wal.sync(false);
-        for (int i = 0; i < 20; i++) {
-            wal.append(2, null, List.of(entry(1, i + 1, "x".repeat(100))));
-            wal.sync(false);
-        }
+        assertThrows(IllegalArgumentException.class, () -> wal.append(1, null, List.of(entry(1, 3, "gap"))),
+                "RaftWal refuses to write a gap");
         wal.close();
+        // Written behind its back, a replay finds it.
+        WalFilesForTests.appendRecord(RaftWal.segmentPath(dir, 0), RaftWal.TYPE_ENTRY, 1,
+                WalFilesForTests.entryBody(1, 3, "gap".getBytes()));
         IOException e = assertThrows(IOException.class, () -> RaftWal.open(dir, 1024));
         assertTrue(e.getMessage().contains("gap"), e.getMessage());
+    }
+
+    @Test
+    void theSameSnapshotAppendedAgainKeepsTheEntriesAfterIt() throws IOException {
+        // What a carried-forward snapshot record is: the group's current snapshot again, after later entries.
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a"), entry(1, 2, "b"), entry(1, 3, "c"), entry(2, 4, "d")));
+        wal.appendSnapshot(1, new SnapshotMeta(2, 1));
+        wal.append(1, null, List.of(entry(2, 5, "e")));
+        wal.appendSnapshot(1, new SnapshotMeta(2, 1));
+        wal.sync(false);
+        wal.close();
+        RaftWal.GroupState state = reopen().get(1);
+        assertEquals(new SnapshotMeta(2, 1), state.snapshot());
+        assertEquals(List.of(entry(1, 3, "c"), entry(2, 4, "d"), entry(2, 5, "e")), state.entries());
+    }
+
+    @Test
+    void aSnapshotOfAnotherTermThanTheLogsEntryReplacesTheLog() throws IOException {
+        // A follower whose uncommitted entries 2 and 3 of term 1 lost to a leader's snapshot at 3 of term 2.
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a"), entry(1, 2, "b"), entry(1, 3, "c"), entry(1, 4, "d")));
+        wal.appendSnapshot(1, new SnapshotMeta(3, 2));
+        wal.sync(false);
+        wal.close();
+        assertEquals(new RaftWal.GroupState(HardState.INITIAL, new SnapshotMeta(3, 2), List.of()), reopen().get(1));
+    }
+
+    @Test
+    void aSnapshotThatGoesBackOrHasNoIndexIsRefused() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a"), entry(1, 2, "b"), entry(1, 3, "c")));
+        wal.appendSnapshot(1, new SnapshotMeta(2, 1));
+        assertThrows(IllegalArgumentException.class, () -> wal.appendSnapshot(1, new SnapshotMeta(1, 1)));
+        assertThrows(IllegalArgumentException.class, () -> wal.appendSnapshot(1, new SnapshotMeta(2, 2)));
+        assertThrows(IllegalArgumentException.class, () -> wal.appendSnapshot(2, SnapshotMeta.NONE));
+        assertThrows(IllegalArgumentException.class, () -> wal.append(1, null, List.of(entry(1, 2, "b"))),
+                "an entry at or below the snapshot");
+        wal.close();
+    }
+
+    @Test
+    void aLogWrittenBeforeReplacementRecordsStillDropsEntriesForASnapshotItDoesNotHold() throws IOException {
+        // Type 3 used to mean either kind; replayed from its first segment, such a log recovers as it did.
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        wal.append(1, null, List.of(entry(1, 1, "a"), entry(1, 2, "b")));
+        wal.sync(false);
+        wal.close();
+        WalFilesForTests.appendRecord(RaftWal.segmentPath(dir, 0), RaftWal.TYPE_SNAPSHOT, 1,
+                ByteBuffer.allocate(16).putLong(5).putLong(3).flip());
+        assertEquals(new RaftWal.GroupState(HardState.INITIAL, new SnapshotMeta(5, 3), List.of()), reopen().get(1));
     }
 }
