@@ -59,7 +59,8 @@ class RaftFrameTransportTest {
         RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         EngineConfig config = new EngineConfig(replica, 1, 20, raft, false, 300, 50,
-                EngineConfig.LOOP_QUEUE_MAX_DEFAULT);
+                EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
+                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT);
         engine[0] = RaftEngine.start(config, root.resolve("r" + replica), transport,
                 (group, leader, term, isServing) -> serving.computeIfAbsent(group, g -> new ConcurrentHashMap<>())
                         .put(replica, isServing), cause -> { });

@@ -88,7 +88,8 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
                 config.appenderBufferBytes(), RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT,
                 RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         this.engineConfig = new EngineConfig(selfReplica, LOOPS, TICK_MS, raftConfig, FSYNC,
-                config.electionTimeoutMinMs(), PEER_PING_MS, EngineConfig.LOOP_QUEUE_MAX_DEFAULT);
+                config.electionTimeoutMinMs(), PEER_PING_MS, EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
+                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT);
         this.partitions = new Partition[partitionCount];
         this.leadership = new AtomicReferenceArray<>(partitionCount);
         InMemoryFileIo fileIo = new InMemoryFileIo();

@@ -18,15 +18,17 @@ import dev.cairn.raft.RaftConfig;
  * @param pingMs each peer hears from this engine at least this often, with a ping when nothing else went to it
  * @param loopQueueMax tasks (inbound frames, proposals) a loop queues at most; a proposal beyond it is refused
  *     {@code BUSY} and inbound traffic is dropped (Raft resends it)
+ * @param snapshotChunkBytes bytes of a snapshot sent to a follower in one chunk (one chunk in flight per follower)
  */
 public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, boolean fsync, long peerDownAfterMs,
-        long pingMs, int loopQueueMax) {
+        long pingMs, int loopQueueMax, int snapshotChunkBytes) {
 
     public static final long TICK_MS_DEFAULT = 100;
     public static final long PING_MS_DEFAULT = 250;
     public static final int LOOP_QUEUE_MAX_DEFAULT = 65_536;
     /** Loops at most, whatever the cores: the thread count of an engine is bounded by it. */
     public static final int LOOPS_MAX = 64;
+    public static final int SNAPSHOT_CHUNK_BYTES_DEFAULT = 1024 * 1024;
 
     public EngineConfig {
         if (selfId < 1) {
@@ -42,6 +44,10 @@ public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, 
         if (loopQueueMax < 16) {
             throw new IllegalArgumentException("loopQueueMax at least 16, not " + loopQueueMax);
         }
+        if (snapshotChunkBytes < 1 || snapshotChunkBytes > FrameCodec.FRAME_BYTES_MAX / 2) {
+            throw new IllegalArgumentException("snapshotChunkBytes within [1, " + FrameCodec.FRAME_BYTES_MAX / 2
+                    + "], not " + snapshotChunkBytes);
+        }
     }
 
     /**
@@ -52,18 +58,25 @@ public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, 
         RaftConfig raft = RaftConfig.defaults();
         int loops = Math.min(LOOPS_MAX, Runtime.getRuntime().availableProcessors());
         return new EngineConfig(selfId, loops, TICK_MS_DEFAULT, raft, true, raft.electionTicks() * TICK_MS_DEFAULT,
-                PING_MS_DEFAULT, LOOP_QUEUE_MAX_DEFAULT);
+                PING_MS_DEFAULT, LOOP_QUEUE_MAX_DEFAULT, SNAPSHOT_CHUNK_BYTES_DEFAULT);
     }
 
     public EngineConfig withLoops(int count) {
-        return new EngineConfig(selfId, count, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax);
+        return new EngineConfig(selfId, count, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax,
+                snapshotChunkBytes);
     }
 
     public EngineConfig withFsync(boolean value) {
-        return new EngineConfig(selfId, loops, tickMs, raft, value, peerDownAfterMs, pingMs, loopQueueMax);
+        return new EngineConfig(selfId, loops, tickMs, raft, value, peerDownAfterMs, pingMs, loopQueueMax,
+                snapshotChunkBytes);
     }
 
     public EngineConfig withTiming(long tick, long ping, long peerDownAfter) {
-        return new EngineConfig(selfId, loops, tick, raft, fsync, peerDownAfter, ping, loopQueueMax);
+        return new EngineConfig(selfId, loops, tick, raft, fsync, peerDownAfter, ping, loopQueueMax,
+                snapshotChunkBytes);
+    }
+
+    public EngineConfig withSnapshotChunkBytes(int bytes) {
+        return new EngineConfig(selfId, loops, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax, bytes);
     }
 }

@@ -26,6 +26,8 @@ import java.util.List;
  *        5 heartbeat        long commitIndex, byte quiesce
  *        6 heartbeat resp.  long commitIndex
  *        7 install snapshot long snapshotIndex, long snapshotTerm
+ *        8 snapshot chunk   long snapshotIndex, long snapshotTerm, long offset, byte last, int length, data
+ *        9 snapshot ack     long snapshotIndex, long nextOffset
  * </pre>
  *
  * Decoding trusts nothing: a frame over {@link #FRAME_BYTES_MAX}, a count or length that the bytes left cannot hold,
@@ -50,12 +52,32 @@ public final class FrameCodec {
     private static final byte HEARTBEAT = 5;
     private static final byte HEARTBEAT_RESPONSE = 6;
     private static final byte INSTALL_SNAPSHOT = 7;
+    private static final byte SNAPSHOT_CHUNK = 8;
+    private static final byte SNAPSHOT_ACK = 9;
 
     private FrameCodec() {
     }
 
-    /** One group's message, as a frame carries it. */
-    public record GroupMessage(int group, Message message) {
+    /** One group's message, as a frame carries it: a core message, or (message null) snapshot traffic. */
+    public record GroupMessage(int group, Message message, SnapshotTraffic snapshot) {
+
+        public GroupMessage(int group, Message message) {
+            this(group, message, null);
+        }
+
+        public GroupMessage(int group, SnapshotTraffic snapshot) {
+            this(group, null, snapshot);
+        }
+
+        public GroupMessage {
+            if ((message == null) == (snapshot == null)) {
+                throw new IllegalArgumentException("a group message is a core message or snapshot traffic");
+            }
+        }
+
+        int from() {
+            return message != null ? message.from() : snapshot.from();
+        }
     }
 
     /** A decoded frame: who sent it and what it carries (nothing for a ping). */
@@ -78,7 +100,7 @@ public final class FrameCodec {
             int bytes = HEADER_BYTES;
             int to = from;
             while (to < messages.size()) {
-                int size = sizeOf(messages.get(to).message());
+                int size = sizeOf(messages.get(to));
                 if (to > from && bytes + size > FRAME_BYTES_TARGET) {
                     break;
                 }
@@ -95,9 +117,14 @@ public final class FrameCodec {
         return frames;
     }
 
-    private static int sizeOf(Message message) {
+    private static int sizeOf(GroupMessage groupMessage) {
+        Message message = groupMessage.message();
         int body;
-        if (message instanceof Message.VoteRequest) {
+        if (groupMessage.snapshot() instanceof SnapshotTraffic.Chunk chunk) {
+            body = 8 + 8 + 8 + 1 + 4 + chunk.data().length;
+        } else if (groupMessage.snapshot() != null) {
+            body = 8 + 8;
+        } else if (message instanceof Message.VoteRequest) {
             body = 8 + 8 + 1;
         } else if (message instanceof Message.VoteResponse) {
             body = 1 + 1;
@@ -121,7 +148,14 @@ public final class FrameCodec {
     private static void write(ByteBuffer out, GroupMessage groupMessage) {
         Message message = groupMessage.message();
         out.putInt(groupMessage.group());
-        if (message instanceof Message.VoteRequest m) {
+        if (groupMessage.snapshot() instanceof SnapshotTraffic.Chunk c) {
+            out.put(SNAPSHOT_CHUNK).putInt(c.from()).putInt(c.to()).putLong(c.term()).putLong(c.snapshotIndex())
+                    .putLong(c.snapshotTerm()).putLong(c.offset()).put(flag(c.last())).putInt(c.data().length)
+                    .put(c.data());
+        } else if (groupMessage.snapshot() instanceof SnapshotTraffic.Ack a) {
+            out.put(SNAPSHOT_ACK).putInt(a.from()).putInt(a.to()).putLong(a.term()).putLong(a.snapshotIndex())
+                    .putLong(a.nextOffset());
+        } else if (message instanceof Message.VoteRequest m) {
             start(out, VOTE_REQUEST, m).putLong(m.lastIndex()).putLong(m.lastTerm()).put(flag(m.preVote()));
         } else if (message instanceof Message.VoteResponse m) {
             start(out, VOTE_RESPONSE, m).put(flag(m.granted())).put(flag(m.preVote()));
@@ -169,8 +203,8 @@ public final class FrameCodec {
             List<GroupMessage> messages = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 GroupMessage message = read(in);
-                if (message.message().from() != sender) {
-                    throw new FrameFormatException("a message from " + message.message().from() + " in a frame of "
+                if (message.from() != sender) {
+                    throw new FrameFormatException("a message from " + message.from() + " in a frame of "
                             + sender);
                 }
                 messages.add(message);
@@ -196,6 +230,9 @@ public final class FrameCodec {
         if (from < 1 || to < 1 || term < 0) {
             throw new FrameFormatException("a message from " + from + " to " + to + " in term " + term);
         }
+        if (type == SNAPSHOT_CHUNK || type == SNAPSHOT_ACK) {
+            return new GroupMessage(group, readSnapshotTraffic(in, type, from, to, term));
+        }
         Message message = switch (type) {
             case VOTE_REQUEST -> new Message.VoteRequest(from, to, term, readIndex(in), readIndex(in), readFlag(in));
             case VOTE_RESPONSE -> new Message.VoteResponse(from, to, term, readFlag(in), readFlag(in));
@@ -208,6 +245,27 @@ public final class FrameCodec {
             default -> throw new FrameFormatException("unknown message type " + type);
         };
         return new GroupMessage(group, message);
+    }
+
+    private static SnapshotTraffic readSnapshotTraffic(ByteBuffer in, byte type, int from, int to, long term) {
+        long snapshotIndex = in.getLong();
+        if (snapshotIndex < 1) {
+            throw new FrameFormatException("snapshot traffic for index " + snapshotIndex);
+        }
+        if (type == SNAPSHOT_ACK) {
+            return new SnapshotTraffic.Ack(from, to, term, snapshotIndex, readIndex(in));
+        }
+        long snapshotTerm = in.getLong();
+        long offset = readIndex(in);
+        boolean last = readFlag(in);
+        int length = in.getInt();
+        if (snapshotTerm < 1 || snapshotTerm > term || length < 0 || length > in.remaining()) {
+            throw new FrameFormatException("a snapshot chunk of " + length + " bytes of " + snapshotIndex + "/"
+                    + snapshotTerm + " in term " + term + " with " + in.remaining() + " bytes left");
+        }
+        byte[] data = new byte[length];
+        in.get(data);
+        return new SnapshotTraffic.Chunk(from, to, term, snapshotIndex, snapshotTerm, offset, last, data);
     }
 
     private static Message readInstallSnapshot(ByteBuffer in, int from, int to, long term) {

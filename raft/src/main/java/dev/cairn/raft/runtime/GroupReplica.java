@@ -17,6 +17,10 @@ final class GroupReplica {
     final GroupStateMachine machine;
     /** Proposals this replica made as leader, by Raft index, until an entry of that index applies. */
     private final Map<Long, Pending> pending = new HashMap<>();
+    /** The last entry applied (or snapshot restored) to the machine. */
+    long appliedIndex;
+    /** Where the log starts: the last compaction or restored snapshot. */
+    long snapshotIndex;
     /** In its loop's dirty list: something happened to it since its Ready was last looked at. */
     boolean dirty;
     private int publishedLeader = -1;
@@ -26,7 +30,10 @@ final class GroupReplica {
     private record Pending(long term, CompletableFuture<Object> future) {
     }
 
-    GroupReplica(int group, List<Integer> voters, RaftNode node, GroupStateMachine machine) {
+    GroupReplica(int group, List<Integer> voters, RaftNode node, GroupStateMachine machine, long appliedIndex,
+            long snapshotIndex) {
+        this.appliedIndex = appliedIndex;
+        this.snapshotIndex = snapshotIndex;
         this.group = group;
         this.voters = List.copyOf(voters);
         this.node = node;
@@ -61,6 +68,7 @@ final class GroupReplica {
         Object result;
         try {
             result = machine.apply(entry);
+            appliedIndex = entry.raftIndex();
         } catch (RuntimeException e) {
             if (waiting != null) {
                 waiting.future().completeExceptionally(e);

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * either), so that peers see this replica down and elect elsewhere rather than wait on a half-working one; the
  * {@code onFailure} callback is told.
  *
- * <p>Not yet (docs/multi-raft.md lists the order): snapshots and log compaction through the runtime, membership
+ * <p>Snapshots: a state machine that keeps one calls {@link #compact}; followers that need compacted entries get
+ * the snapshot in chunks ({@link SnapshotTransfers}). Not yet (docs/multi-raft.md lists the order): membership
  * changes, leadership transfer, read index.
  */
 public final class RaftEngine implements Closeable {
@@ -168,6 +169,18 @@ public final class RaftEngine implements Closeable {
         return done;
     }
 
+    /**
+     * Lets the group's log drop its entries through {@code raftIndex}: the group's state machine keeps a snapshot at
+     * that index (at most its applied index) and can hand it out ({@link GroupStateMachine#readSnapshot}) until the
+     * next compaction. Fails with an {@link IllegalArgumentException} for an index the log cannot start after.
+     */
+    public CompletableFuture<Void> compact(int group, long raftIndex) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, done, () -> loop.compact(group, raftIndex, done));
+        return done;
+    }
+
     /** Stops this engine's replica of {@code group}; its proposals in flight fail. */
     public CompletableFuture<Void> removeGroup(int group) {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -193,7 +206,7 @@ public final class RaftEngine implements Closeable {
             future.completeExceptionally(refused(ProposalRefusedException.Reason.CLOSED, "the Raft engine is closed"));
             return;
         }
-        RaftLoop.Refusable task = new RaftLoop.Refusable() {
+        LoopQueue.Refusable task = new LoopQueue.Refusable() {
             @Override
             public void run() {
                 action.run();

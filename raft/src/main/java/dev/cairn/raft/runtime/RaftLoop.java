@@ -4,6 +4,7 @@ import dev.cairn.raft.Entry;
 import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.Ready;
+import dev.cairn.raft.SnapshotMeta;
 import dev.cairn.raft.storage.RaftWal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -48,12 +47,13 @@ final class RaftLoop implements Runnable {
     private final PeerLiveness liveness;
     private final LeadershipListener listener;
     private final Consumer<Throwable> onFailure;
-    private final BlockingQueue<Runnable> tasks;
+    private final LoopQueue tasks;
     private final Map<Integer, GroupReplica> groups = new HashMap<>();
     /** The groups something happened to this turn (a message, a proposal, a tick): only they may have a Ready. */
     private List<GroupReplica> dirty = new ArrayList<>();
     private List<GroupReplica> dirtyNext = new ArrayList<>();
     private final Map<Integer, List<FrameCodec.GroupMessage>> outgoing = new LinkedHashMap<>();
+    private final SnapshotTransfers transfers;
     private final SplittableRandom random;
     private final long tickNs;
     private long walBytesPending;
@@ -73,22 +73,20 @@ final class RaftLoop implements Runnable {
         this.liveness = liveness;
         this.listener = listener;
         this.onFailure = onFailure;
-        this.tasks = new ArrayBlockingQueue<>(config.loopQueueMax());
+        this.tasks = new LoopQueue(config.loopQueueMax());
         this.random = new SplittableRandom(seed);
         this.tickNs = TimeUnit.MILLISECONDS.toNanos(config.tickMs());
+        this.transfers = new SnapshotTransfers(config.selfId(), config.snapshotChunkBytes(), groups::get,
+                this::queueOut);
+    }
+
+    private void queueOut(int peer, FrameCodec.GroupMessage message) {
+        outgoing.computeIfAbsent(peer, p -> new ArrayList<>()).add(message);
     }
 
     /** Queues a task for this loop's thread; false when the queue is full or the loop has stopped. */
     boolean offer(Runnable task) {
-        if (!running || !tasks.offer(task)) {
-            return false;
-        }
-        if (!running) {
-            // The loop stopped while this was queued: whoever drains first refuses it (each task is taken once).
-            drainRefused(new ProposalRefusedException(ProposalRefusedException.Reason.CLOSED, RaftNode.NONE,
-                    "the Raft engine stopped"));
-        }
-        return true;
+        return running && tasks.offer(task);
     }
 
     /** The groups this loop's log holds state for at start. */
@@ -103,7 +101,7 @@ final class RaftLoop implements Runnable {
             while (running) {
                 // Groups left dirty by the last turn's last round go on at once.
                 long wait = dirty.isEmpty() ? nextTick - System.nanoTime() : 0;
-                Runnable task = wait > 0 ? tasks.poll(wait, TimeUnit.NANOSECONDS) : tasks.poll();
+                Runnable task = tasks.poll(wait);
                 for (int done = 0; task != null; done++) {
                     task.run();
                     task = done + 1 < TASKS_PER_TURN_MAX ? tasks.poll() : null;
@@ -114,6 +112,7 @@ final class RaftLoop implements Runnable {
                         replica.node.tick();
                         markDirty(replica);
                     }
+                    transfers.tick();
                     // A loop that fell behind skips the ticks it missed rather than firing them in a burst.
                     nextTick = Math.max(nextTick + tickNs, now);
                 }
@@ -165,7 +164,7 @@ final class RaftLoop implements Runnable {
         }
         RaftNode node = RaftNode.start(config.selfId(), voters, config.raft(), random.split(), state.hardState(),
                 state.snapshot(), state.entries(), applied);
-        GroupReplica replica = new GroupReplica(group, voters, node, machine);
+        GroupReplica replica = new GroupReplica(group, voters, node, machine, applied, snapshotIndex);
         groups.put(group, replica);
         markDirty(replica);
         for (int peer : voters) {
@@ -179,10 +178,35 @@ final class RaftLoop implements Runnable {
 
     void removeGroup(int group, CompletableFuture<Void> done) {
         GroupReplica replica = groups.remove(group);
-        recovered.remove(group);
+        boolean logged = recovered.remove(group) != null || replica != null;
+        if (logged) {
+            // Its records no longer hold log segments, and a restart does not bring it back.
+            wal.removeGroup(group);
+            sync();
+        }
         if (replica != null) {
             replica.failPending(ProposalRefusedException.Reason.UNKNOWN_GROUP, "group " + group + " was removed");
         }
+        transfers.forget(group);
+        done.complete(null);
+    }
+
+    /**
+     * The group's machine keeps a snapshot through {@code raftIndex}: the log drops the entries it holds (a snapshot
+     * record in the loop's log says so), and followers that need them get the snapshot instead.
+     */
+    void compact(int group, long raftIndex, CompletableFuture<Void> done) {
+        GroupReplica replica = groups.get(group);
+        if (replica == null || raftIndex <= replica.snapshotIndex || raftIndex > replica.appliedIndex) {
+            done.completeExceptionally(new IllegalArgumentException("group " + group + " cannot compact to "
+                    + raftIndex + (replica == null ? ": no such group" : ": its log starts after "
+                    + replica.snapshotIndex + " and " + replica.appliedIndex + " is applied")));
+            return;
+        }
+        SnapshotMeta snapshot = new SnapshotMeta(raftIndex, replica.node.termAt(raftIndex));
+        replica.node.compact(raftIndex);
+        wal.appendSnapshot(group, snapshot);
+        replica.snapshotIndex = raftIndex;
         done.complete(null);
     }
 
@@ -201,11 +225,21 @@ final class RaftLoop implements Runnable {
     void step(List<FrameCodec.GroupMessage> messages) {
         for (FrameCodec.GroupMessage groupMessage : messages) {
             GroupReplica replica = groups.get(groupMessage.group());
-            Message message = groupMessage.message();
-            if (replica == null || message.to() != config.selfId()) {
+            if (replica == null) {
                 continue;
             }
             markDirty(replica);
+            if (groupMessage.snapshot() instanceof SnapshotTraffic.Chunk chunk) {
+                transfers.onChunk(replica, chunk);
+                continue;
+            } else if (groupMessage.snapshot() instanceof SnapshotTraffic.Ack ack) {
+                transfers.onAck(replica, ack);
+                continue;
+            }
+            Message message = groupMessage.message();
+            if (message.to() != config.selfId()) {
+                continue;
+            }
             try {
                 replica.node.step(message);
             } catch (IllegalArgumentException | AssertionError e) {
@@ -259,7 +293,7 @@ final class RaftLoop implements Runnable {
                 replica.dirty = false;
                 if (groups.get(replica.group) == replica && replica.node.hasReady()) {
                     Ready next = replica.node.ready();
-                    persist(replica.group, next);
+                    persist(replica, next);
                     ready.add(replica);
                     readies.add(next);
                 }
@@ -273,8 +307,11 @@ final class RaftLoop implements Runnable {
                 GroupReplica replica = ready.get(i);
                 Ready done = readies.get(i);
                 for (Message message : done.messages()) {
-                    outgoing.computeIfAbsent(message.to(), peer -> new ArrayList<>())
-                            .add(new FrameCodec.GroupMessage(replica.group, message));
+                    if (message instanceof Message.InstallSnapshot request) {
+                        transfers.onInstallSnapshot(replica, request);
+                    } else {
+                        queueOut(message.to(), new FrameCodec.GroupMessage(replica.group, message));
+                    }
                 }
                 for (Entry entry : done.committed()) {
                     replica.apply(entry);
@@ -286,11 +323,14 @@ final class RaftLoop implements Runnable {
         }
     }
 
-    private void persist(int group, Ready ready) {
+    /** Adds what the Ready asks to persist to the loop's log batch: a restored snapshot first, on the machine too. */
+    private void persist(GroupReplica replica, Ready ready) {
+        int group = replica.group;
         if (ready.snapshot() != null) {
-            // Only a leader that compacted its log sends a snapshot, and this runtime never compacts yet.
-            throw new IllegalStateException("group " + group + " was sent a snapshot at " + ready.snapshot()
-                    + "; restoring one is not built into this runtime yet");
+            replica.machine.finishRestore(ready.snapshot());
+            wal.appendSnapshot(group, ready.snapshot());
+            replica.snapshotIndex = ready.snapshot().raftIndex();
+            replica.appliedIndex = Math.max(replica.appliedIndex, ready.snapshot().raftIndex());
         }
         long bytes = RECORD_OVERHEAD_BYTES;
         for (Entry entry : ready.entries()) {
@@ -337,15 +377,7 @@ final class RaftLoop implements Runnable {
         for (GroupReplica replica : groups.values()) {
             replica.failPending(reason, why);
         }
-        drainRefused(new ProposalRefusedException(reason, RaftNode.NONE, why));
-    }
-
-    private void drainRefused(ProposalRefusedException refused) {
-        for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
-            if (task instanceof Refusable refusable) {
-                refusable.refuse(refused);
-            }
-        }
+        tasks.close();
     }
 
     private void closeWal() {
@@ -354,10 +386,5 @@ final class RaftLoop implements Runnable {
         } catch (IOException e) {
             LOG.warn("loop {}: closing its Raft log failed", index, e);
         }
-    }
-
-    /** A queued task that holds a future to fail when the loop stops before running it. */
-    interface Refusable extends Runnable {
-        void refuse(ProposalRefusedException refused);
     }
 }

@@ -18,7 +18,7 @@ final class EngineCluster implements AutoCloseable {
     final LoopbackNetwork network = new LoopbackNetwork();
     final Map<Integer, RaftEngine> engines = new ConcurrentHashMap<>();
     /** Per replica, per group: the machine its replica applies to. */
-    final Map<Integer, Map<Integer, RecordingMachine>> machines = new ConcurrentHashMap<>();
+    final Map<Integer, Map<Integer, CommandMachine>> machines = new ConcurrentHashMap<>();
     /** Per group, per replica: who that replica last said serves as leader (itself, serving) or 0. */
     final Map<Integer, Map<Integer, Integer>> serving = new ConcurrentHashMap<>();
     final List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -40,10 +40,13 @@ final class EngineCluster implements AutoCloseable {
         return voters;
     }
 
+    int snapshotChunkBytes = EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT;
+
     EngineConfig config(int replica) {
         RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
-        return new EngineConfig(replica, loops, TICK_MS, raft, false, 200, 50, EngineConfig.LOOP_QUEUE_MAX_DEFAULT);
+        return new EngineConfig(replica, loops, TICK_MS, raft, false, 200, 50, EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
+                snapshotChunkBytes);
     }
 
     RaftEngine start(int replica) throws IOException {
@@ -64,9 +67,13 @@ final class EngineCluster implements AutoCloseable {
     }
 
     void createGroups(int replica, int groups) {
+        createGroups(replica, groups, group -> new RecordingMachine());
+    }
+
+    void createGroups(int replica, int groups, java.util.function.IntFunction<CommandMachine> machineOf) {
         RaftEngine engine = engines.get(replica);
         for (int group = 0; group < groups; group++) {
-            RecordingMachine machine = new RecordingMachine();
+            CommandMachine machine = machineOf.apply(group);
             machines.get(replica).put(group, machine);
             engine.createGroup(group, voters(), machine).join();
         }

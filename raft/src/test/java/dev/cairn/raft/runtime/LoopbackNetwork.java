@@ -14,10 +14,17 @@ final class LoopbackNetwork {
     final AtomicLong messageFrames = new AtomicLong();
     final AtomicLong pings = new AtomicLong();
     final AtomicLong malformed = new AtomicLong();
+    /** When above 0, one frame in this many (pings included) is lost. */
+    volatile int dropOneIn;
+    private final AtomicLong sent = new AtomicLong();
 
     RaftTransport transportOf(int from) {
         return (peer, frame) -> {
             if (cut.contains(from) || cut.contains(peer)) {
+                return;
+            }
+            int drop = dropOneIn;
+            if (drop > 0 && sent.incrementAndGet() % drop == 0) {
                 return;
             }
             RaftEngine engine = engines.get(peer);

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A state machine that keeps every entry applied to it, in order (nothing across restarts). */
-final class RecordingMachine implements GroupStateMachine {
+final class RecordingMachine implements CommandMachine {
     private final List<Entry> applied = new ArrayList<>();
 
     @Override
@@ -23,7 +23,8 @@ final class RecordingMachine implements GroupStateMachine {
     }
 
     /** The commands applied so far (the new leaders' no-ops left out). */
-    synchronized List<String> commands() {
+    @Override
+    public synchronized List<String> commands() {
         List<String> commands = new ArrayList<>();
         for (Entry entry : applied) {
             if (entry.data().length > 0) {
