@@ -314,10 +314,13 @@ final class SimCluster {
         }
     }
 
+    static final long WAL_SEGMENT_BYTES = 1024;
+
     /** Opens a replica's log; on a restart, what it recovers must be what the simulation knows was persisted. */
     private void openWal(Replica replica, boolean restarting) {
         try {
-            RaftWal.Opened opened = RaftWal.open(walRoot.resolve("replica-" + replica.id), 64 * 1024);
+            // Small segments, so that compactions make whole segments useless and the log deletes them.
+            RaftWal.Opened opened = RaftWal.open(walRoot.resolve("replica-" + replica.id), WAL_SEGMENT_BYTES);
             replica.wal = opened.wal();
             RaftWal.GroupState recovered = opened.groups().getOrDefault(0, RaftWal.GroupState.EMPTY);
             if (restarting) {
