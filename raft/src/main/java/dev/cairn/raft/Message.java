@@ -19,9 +19,10 @@ public sealed interface Message {
     /**
      * A candidate asks for a vote. A pre-vote ({@code preVote}) asks whether the voter would grant a vote in
      * {@code term} (the candidate's term plus one) without anyone changing term, so that a replica that was cut off
-     * cannot depose a working leader when it comes back (Ongaro's thesis, section 9.6).
+     * cannot depose a working leader when it comes back (Ongaro's thesis, section 9.6). A {@code transfer} vote is
+     * the campaign a {@link TimeoutNow} started: the leader asked for it, so leases do not hold it back.
      */
-    record VoteRequest(int from, int to, long term, long lastIndex, long lastTerm, boolean preVote)
+    record VoteRequest(int from, int to, long term, long lastIndex, long lastTerm, boolean preVote, boolean transfer)
             implements Message {
     }
 
@@ -72,6 +73,14 @@ public sealed interface Message {
         SnapshotMeta snapshot() {
             return new SnapshotMeta(snapshotIndex, snapshotTerm);
         }
+    }
+
+    /**
+     * The leader hands its leadership over (Ongaro's thesis, section 3.10): the follower, which holds every entry of
+     * the leader's log, campaigns at once, without pre-vote, and its vote requests say so ({@code transfer}), so
+     * that voters still under the old leader's lease grant them.
+     */
+    record TimeoutNow(int from, int to, long term) implements Message {
     }
 
     /** The follower heard a {@link Heartbeat}; {@code commitIndex} echoes the one it carried. */

@@ -5,6 +5,7 @@ import dev.cairn.raft.Message.AppendResponse;
 import dev.cairn.raft.Message.Heartbeat;
 import dev.cairn.raft.Message.HeartbeatResponse;
 import dev.cairn.raft.Message.InstallSnapshot;
+import dev.cairn.raft.Message.TimeoutNow;
 import dev.cairn.raft.Message.VoteRequest;
 import dev.cairn.raft.Message.VoteResponse;
 import java.util.List;
@@ -32,6 +33,8 @@ public final class RaftNode extends RaftState {
     public static final long REFUSED_NOT_LEADER = -1;
     /** {@link #propose} refused: {@link RaftConfig#uncommittedEntriesMax()} entries are already uncommitted. */
     public static final long REFUSED_BUSY = -2;
+    /** {@link #propose} refused: this leader is handing its leadership to another replica. */
+    public static final long REFUSED_TRANSFERRING = -3;
 
     private RaftNode(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, HardState hardState,
             SnapshotMeta snapshot, List<Entry> entries, long appliedIndex) {
@@ -72,6 +75,9 @@ public final class RaftNode extends RaftState {
     }
 
     private void tickLeader() {
+        if (transferee != NONE && ++transferElapsed >= config.electionTicks()) {
+            transferee = NONE;
+        }
         if (++electionElapsed >= config.electionTicks()) {
             electionElapsed = 0;
             if (!replication.checkQuorumActive(majority())) {
@@ -81,7 +87,7 @@ public final class RaftNode extends RaftState {
         }
         if (++heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            quiesced = replication.maybeQuiesce(log.committed(), majority());
+            quiesced = transferee == NONE && replication.maybeQuiesce(log.committed(), majority());
             replication.sendHeartbeats(term, log.committed(), quiesced);
         }
     }
@@ -122,6 +128,9 @@ public final class RaftNode extends RaftState {
         if (role != Role.LEADER) {
             return REFUSED_NOT_LEADER;
         }
+        if (transferee != NONE) {
+            return REFUSED_TRANSFERRING;
+        }
         if (log.lastIndex() - log.committed() >= config.uncommittedEntriesMax()) {
             return REFUSED_BUSY;
         }
@@ -160,13 +169,46 @@ public final class RaftNode extends RaftState {
             onHeartbeatResponse(response);
         } else if (message instanceof InstallSnapshot request) {
             onInstallSnapshot(request);
+        } else if (message instanceof TimeoutNow && leader == message.from() && role == Role.FOLLOWER) {
+            campaign(false);
+        }
+    }
+
+    /**
+     * Hands this leader's leadership to {@code target} (Ongaro's thesis, section 3.10): proposals are refused
+     * ({@link #REFUSED_TRANSFERRING}) while the target catches up, then it is told to campaign at once. Given up
+     * after an election timeout. False when this replica does not lead or {@code target} is not another voter.
+     */
+    public boolean transferLeadership(int target) {
+        if (role != Role.LEADER || target == id || !voters.contains(target)) {
+            return false;
+        }
+        wake();
+        transferee = target;
+        transferElapsed = 0;
+        timeoutNowSent = false;
+        replication.sendAppends(term, log.committed());
+        maybeSendTimeoutNow();
+        return true;
+    }
+
+    /** The replica this leader is handing its leadership to, or NONE. */
+    public int transferee() {
+        return transferee;
+    }
+
+    /** The transferee holds every entry of this leader's log: it may campaign now. */
+    private void maybeSendTimeoutNow() {
+        if (transferee != NONE && !timeoutNowSent && replication.matchIndex(transferee) == log.lastIndex()) {
+            timeoutNowSent = true;
+            send(new TimeoutNow(id, transferee, term));
         }
     }
 
     /** A message of a later term: move to it, unless it is a vote request inside a lease. False: drop the message. */
     private boolean stepHigherTerm(Message message) {
         if (message instanceof VoteRequest request) {
-            if (inLease()) {
+            if (inLease() && !request.transfer()) {
                 if (role == Role.LEADER) {
                     wake();
                 }
@@ -193,14 +235,6 @@ public final class RaftNode extends RaftState {
         } else if (message instanceof VoteRequest request && request.preVote()) {
             send(new VoteResponse(id, message.from(), term, false, true));
         }
-    }
-
-    /** Heard from a live leader within an election timeout, or from a quiet one whose broker is not reported down. */
-    private boolean inLease() {
-        if (role == Role.LEADER) {
-            return true;
-        }
-        return leader != NONE && !leaderDown && (quiesced || electionElapsed < config.electionTicks());
     }
 
     private void onVoteRequest(VoteRequest request) {
@@ -238,7 +272,9 @@ public final class RaftNode extends RaftState {
         }
     }
 
+    /** Stands for election; {@code preVote} first asks whether it could win. A transfer's campaign has none. */
     private void campaign(boolean preVote) {
+        boolean transfer = !preVote && role == Role.FOLLOWER;
         votes.clear();
         leader = NONE;
         leaderDown = false;
@@ -255,7 +291,7 @@ public final class RaftNode extends RaftState {
         }
         for (int voter : voters) {
             if (voter != id) {
-                send(new VoteRequest(id, voter, voteTerm, log.lastIndex(), log.lastTerm(), preVote));
+                send(new VoteRequest(id, voter, voteTerm, log.lastIndex(), log.lastTerm(), preVote, transfer));
             }
         }
         if (votes.record(id, true, majority()) == VoteTally.Outcome.WON) {
@@ -321,6 +357,9 @@ public final class RaftNode extends RaftState {
         if (role == Role.LEADER && replication.onAppendResponse(response, term, log.committed())) {
             maybeCommit();
             replication.sendCommit(term, log.committed());
+        }
+        if (role == Role.LEADER) {
+            maybeSendTimeoutNow();
         }
     }
 

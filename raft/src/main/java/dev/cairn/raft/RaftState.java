@@ -29,6 +29,10 @@ abstract class RaftState {
     int randomizedElectionTicks;
     boolean quiesced;
     boolean leaderDown;
+    /** As leader: the follower leadership is being handed to (thesis 3.10), or NONE. */
+    int transferee = RaftNode.NONE;
+    int transferElapsed;
+    boolean timeoutNowSent;
 
     RaftState(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, RaftLog log,
             HardState hardState, long appliedIndex) {
@@ -65,11 +69,20 @@ abstract class RaftState {
         }
         role = Role.FOLLOWER;
         leader = newLeader;
+        transferee = RaftNode.NONE;
         leaderDown = false;
         quiesced = false;
         replication.stop();
         votes.clear();
         resetElectionTimer();
+    }
+
+    /** Heard from a live leader within an election timeout, or from a quiet one whose broker is not reported down. */
+    boolean inLease() {
+        if (role == Role.LEADER) {
+            return true;
+        }
+        return leader != RaftNode.NONE && !leaderDown && (quiesced || electionElapsed < config.electionTicks());
     }
 
     int majority() {

@@ -148,6 +148,12 @@ final class Replication {
         p.onSent(prevIndex + entries.size(), !entries.isEmpty());
     }
 
+    /** The highest index {@code peer} is known to hold (0 when it is not a follower of this leader). */
+    long matchIndex(int peer) {
+        Progress p = followers.get(peer);
+        return p == null ? 0 : p.matchIndex;
+    }
+
     /** The highest index a majority of the group holds (the leader counts what it persisted). */
     long majorityMatchIndex(int majority) {
         List<Long> matches = new ArrayList<>();

@@ -93,6 +93,60 @@ class RaftNodeTest {
         assertEquals(term, cluster.replica(leader).node.status().term());
     }
 
+    /**
+     * Thesis 3.10: a leader hands its leadership to an up-to-date follower, which wins the next term at once (well
+     * within an election timeout, and although the third replica is still under the old leader's lease), and no
+     * entry is lost; proposals are refused while the handover runs.
+     */
+    @Test
+    void aLeaderHandsItsLeadershipToAFollowerWithinAnElectionTimeout() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        long before = cluster.propose(leader, "before");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, before), TICKS_MAX));
+        long term = cluster.replica(leader).node.status().term();
+        int target = leader % 3 + 1;
+        assertTrue(cluster.replica(leader).node.transferLeadership(target));
+        assertEquals(RaftNode.REFUSED_TRANSFERRING, cluster.propose(leader, "during"));
+        assertTrue(cluster.runUntil(() -> cluster.leader() == target, CONFIG.electionTicks() / 2));
+        assertEquals(term + 1, cluster.replica(target).node.status().term());
+        long after = cluster.propose(target, "after");
+        assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, after), TICKS_MAX));
+        for (SimCluster.Replica replica : cluster.replicas.values()) {
+            List<String> applied = replica.applied.stream().map(e -> new String(e.data())).filter(c -> !c.isEmpty())
+                    .toList();
+            assertEquals(List.of("before", "after"), applied);
+        }
+    }
+
+    /** Thesis 3.10: a follower that lags is caught up first; one that cannot be reached makes the leader give up. */
+    @Test
+    void aHandoverWaitsForALaggingTargetAndIsAbandonedWhenItCannotFinish() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        int target = leader % 3 + 1;
+        cluster.isolate(target);
+        long missed = 0;
+        for (int i = 0; i < 5; i++) {
+            missed = cluster.propose(leader, "missed-" + i);
+        }
+        long last = missed;
+        assertTrue(cluster.runUntil(() -> cluster.replica(leader).node.status().commitIndex() >= last, TICKS_MAX));
+        cluster.heal();
+        assertTrue(cluster.replica(leader).node.transferLeadership(target));
+        assertTrue(cluster.runUntil(() -> cluster.leader() == target, 2 * CONFIG.electionTicks()));
+        assertTrue(cluster.replica(target).applied.size() >= last, "the new leader holds every committed entry");
+
+        int other = 6 - leader - target;
+        cluster.isolate(other);
+        assertTrue(cluster.replica(target).node.transferLeadership(other));
+        assertTrue(cluster.runUntil(() -> cluster.replica(target).node.transferee() == RaftNode.NONE,
+                2 * CONFIG.electionTicks()), "an unreachable target is given up after an election timeout");
+        assertEquals(target, cluster.leader());
+        assertTrue(cluster.propose(target, "accepted again") > 0);
+        assertTrue(!cluster.replica(leader).node.transferLeadership(target), "only a leader hands over");
+    }
+
     /** Thesis 6.2: a leader cut off from its majority steps down within an election timeout or two. */
     @Test
     void aLeaderCutOffFromItsMajorityStepsDown() {

@@ -94,6 +94,11 @@ class RaftSimulationTest {
                 cluster.isolate(someone);
             } else if (dice < 0.36) {
                 cluster.heal();
+            } else if (dice < 0.37) {
+                int leader = cluster.leader();
+                if (leader != 0) {
+                    cluster.transferLeadership(leader, someone);
+                }
             }
             cluster.tick();
         }
@@ -102,7 +107,7 @@ class RaftSimulationTest {
 
     private static void recover(SimCluster cluster, long seed) {
         if (System.getProperty("sim.stats") != null) {
-            System.out.println("seed " + seed + " restores " + cluster.restores);
+            System.out.println("seed " + seed + " restores " + cluster.restores + " transfers " + cluster.transfers);
         }
         cluster.heal();
         cluster.faults = SimCluster.Faults.NONE;

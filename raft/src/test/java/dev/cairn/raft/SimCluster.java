@@ -36,6 +36,8 @@ final class SimCluster {
 
     final long seed;
     final RaftConfig config;
+    /** Leadership handovers started (thesis 3.10). */
+    int transfers;
     /** When set, every replica also persists through a RaftWal of its own here, and restarts from it. */
     Path walRoot;
     final List<Integer> voters = new ArrayList<>();
@@ -206,6 +208,15 @@ final class SimCluster {
         long raftIndex = replica.node.propose(command.getBytes(StandardCharsets.UTF_8));
         drain(replica);
         return raftIndex;
+    }
+
+    /** Asks replica {@code id}, if it is up, to hand its leadership to {@code target} (refused unless it leads). */
+    void transferLeadership(int id, int target) {
+        Replica replica = replicas.get(id);
+        if (replica.up && replica.node.transferLeadership(target)) {
+            transfers++;
+            drain(replica);
+        }
     }
 
     /** Carries out every Ready of a replica the way a runtime must: persist, send, apply, advance. */

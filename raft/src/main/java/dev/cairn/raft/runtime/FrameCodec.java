@@ -18,7 +18,7 @@ import java.util.List;
  *   4  int    sender's replica id
  *   8  int    message count
  *  12  messages, each: int group, byte type, int from, int to, long term, then by type
- *        1 vote request     long lastIndex, long lastTerm, byte preVote
+ *        1 vote request     long lastIndex, long lastTerm, byte preVote, byte transfer
  *        2 vote response    byte granted, byte preVote
  *        3 append request   long prevIndex, long prevTerm, long commitIndex, int entry count,
  *                           entries: long term, long raftIndex, int dataLength, data
@@ -28,6 +28,7 @@ import java.util.List;
  *        7 install snapshot long snapshotIndex, long snapshotTerm
  *        8 snapshot chunk   long snapshotIndex, long snapshotTerm, long offset, byte last, int length, data
  *        9 snapshot ack     long snapshotIndex, long nextOffset
+ *       10 timeout now      (nothing more)
  * </pre>
  *
  * Decoding trusts nothing: a frame over {@link #FRAME_BYTES_MAX}, a count or length that the bytes left cannot hold,
@@ -54,6 +55,7 @@ public final class FrameCodec {
     private static final byte INSTALL_SNAPSHOT = 7;
     private static final byte SNAPSHOT_CHUNK = 8;
     private static final byte SNAPSHOT_ACK = 9;
+    private static final byte TIMEOUT_NOW = 10;
 
     private FrameCodec() {
     }
@@ -125,7 +127,9 @@ public final class FrameCodec {
         } else if (groupMessage.snapshot() != null) {
             body = 8 + 8;
         } else if (message instanceof Message.VoteRequest) {
-            body = 8 + 8 + 1;
+            body = 8 + 8 + 1 + 1;
+        } else if (message instanceof Message.TimeoutNow) {
+            body = 0;
         } else if (message instanceof Message.VoteResponse) {
             body = 1 + 1;
         } else if (message instanceof Message.AppendRequest m) {
@@ -156,7 +160,10 @@ public final class FrameCodec {
             out.put(SNAPSHOT_ACK).putInt(a.from()).putInt(a.to()).putLong(a.term()).putLong(a.snapshotIndex())
                     .putLong(a.nextOffset());
         } else if (message instanceof Message.VoteRequest m) {
-            start(out, VOTE_REQUEST, m).putLong(m.lastIndex()).putLong(m.lastTerm()).put(flag(m.preVote()));
+            start(out, VOTE_REQUEST, m).putLong(m.lastIndex()).putLong(m.lastTerm()).put(flag(m.preVote()))
+                    .put(flag(m.transfer()));
+        } else if (message instanceof Message.TimeoutNow m) {
+            start(out, TIMEOUT_NOW, m);
         } else if (message instanceof Message.VoteResponse m) {
             start(out, VOTE_RESPONSE, m).put(flag(m.granted())).put(flag(m.preVote()));
         } else if (message instanceof Message.AppendRequest m) {
@@ -234,7 +241,9 @@ public final class FrameCodec {
             return new GroupMessage(group, readSnapshotTraffic(in, type, from, to, term));
         }
         Message message = switch (type) {
-            case VOTE_REQUEST -> new Message.VoteRequest(from, to, term, readIndex(in), readIndex(in), readFlag(in));
+            case VOTE_REQUEST -> new Message.VoteRequest(from, to, term, readIndex(in), readIndex(in), readFlag(in),
+                    readFlag(in));
+            case TIMEOUT_NOW -> new Message.TimeoutNow(from, to, term);
             case VOTE_RESPONSE -> new Message.VoteResponse(from, to, term, readFlag(in), readFlag(in));
             case APPEND_REQUEST -> readAppend(in, from, to, term);
             case APPEND_RESPONSE -> new Message.AppendResponse(from, to, term, readFlag(in), readIndex(in),

@@ -47,6 +47,11 @@ final class GroupReplica {
             RaftStatus status = node.status();
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.NOT_LEADER,
                     status.leader(), "replica " + status.id() + " does not lead group " + group));
+        } else if (raftIndex == RaftNode.REFUSED_TRANSFERRING) {
+            // The leadership is moving: the client goes where it moves to.
+            future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.NOT_LEADER,
+                    node.transferee(), "group " + group + " is handing its leadership to replica "
+                    + node.transferee()));
         } else if (raftIndex == RaftNode.REFUSED_BUSY) {
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.BUSY,
                     RaftNode.NONE, "group " + group + " holds its maximum of uncommitted entries"));

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * {@code onFailure} callback is told.
  *
  * <p>Snapshots: a state machine that keeps one calls {@link #compact}; followers that need compacted entries get
- * the snapshot in chunks ({@link SnapshotTransfers}). Not yet (docs/multi-raft.md lists the order): membership
- * changes, leadership transfer, read index.
+ * the snapshot in chunks ({@link SnapshotTransfers}). Leadership moves on request ({@link #transferLeadership}). Not
+ * yet (docs/multi-raft.md lists the order): membership changes, read index.
  */
 public final class RaftEngine implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RaftEngine.class);
@@ -179,6 +179,19 @@ public final class RaftEngine implements Closeable {
         RaftLoop loop = loopOf(group);
         submit(loop, done, () -> loop.compact(group, raftIndex, done));
         return done;
+    }
+
+    /**
+     * Asks this engine's replica of {@code group}, if it leads, to hand its leadership to replica {@code target}
+     * (Ongaro's thesis 3.10): completes with whether the handover started. It ends when the target leads (the
+     * listeners hear it), or is given up after an election timeout; proposals meanwhile are refused NOT_LEADER
+     * naming the target.
+     */
+    public CompletableFuture<Boolean> transferLeadership(int group, int target) {
+        CompletableFuture<Boolean> started = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, started, () -> loop.transferLeadership(group, target, started));
+        return started;
     }
 
     /** Stops this engine's replica of {@code group}; its proposals in flight fail. */

@@ -221,6 +221,15 @@ final class RaftLoop implements Runnable {
         markDirty(replica);
     }
 
+    void transferLeadership(int group, int target, CompletableFuture<Boolean> started) {
+        GroupReplica replica = groups.get(group);
+        boolean accepted = replica != null && replica.node.transferLeadership(target);
+        if (accepted) {
+            markDirty(replica);
+        }
+        started.complete(accepted);
+    }
+
     /** Steps the messages of one frame that belong to this loop's groups. */
     void step(List<FrameCodec.GroupMessage> messages) {
         for (FrameCodec.GroupMessage groupMessage : messages) {

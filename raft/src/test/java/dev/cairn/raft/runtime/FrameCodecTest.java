@@ -17,7 +17,9 @@ class FrameCodecTest {
     private static List<FrameCodec.GroupMessage> everyKind() {
         List<Entry> entries = List.of(new Entry(3, 11, new byte[0]), new Entry(3, 12, new byte[] {1, 2, 3}));
         return List.of(
-                new FrameCodec.GroupMessage(0, new Message.VoteRequest(2, 1, 4, 10, 3, true)),
+                new FrameCodec.GroupMessage(0, new Message.VoteRequest(2, 1, 4, 10, 3, true, false)),
+                new FrameCodec.GroupMessage(0, new Message.VoteRequest(2, 1, 4, 10, 3, false, true)),
+                new FrameCodec.GroupMessage(4, new Message.TimeoutNow(2, 1, 4)),
                 new FrameCodec.GroupMessage(7, new Message.VoteResponse(2, 1, 4, true, false)),
                 new FrameCodec.GroupMessage(-5, new Message.AppendRequest(2, 1, 3, 10, 3, entries, 9)),
                 new FrameCodec.GroupMessage(1 << 30, new Message.AppendResponse(2, 1, 3, false, 0, 8)),

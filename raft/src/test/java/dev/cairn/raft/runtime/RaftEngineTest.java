@@ -150,6 +150,37 @@ class RaftEngineTest {
     }
 
     @Test
+    void leadershipMovesToTheReplicaAskedFor() throws Exception {
+        int groups = 10;
+        try (EngineCluster cluster = new EngineCluster(root, 3, 2)) {
+            cluster.startAll();
+            for (int replica = 1; replica <= 3; replica++) {
+                cluster.createGroups(replica, groups);
+            }
+            for (int group = 0; group < groups; group++) {
+                cluster.proposeAnywhere(group, "before", WITHIN);
+            }
+            for (int group = 0; group < groups; group++) {
+                int leader = cluster.leaderOf(group);
+                int target = leader % 3 + 1;
+                assertTrue(cluster.engines.get(leader).transferLeadership(group, target).join());
+                int g = group;
+                EngineCluster.await("group " + g + " is led by " + target, WITHIN,
+                        () -> cluster.leaderOf(g) == target);
+                assertEquals(Boolean.FALSE, cluster.engines.get(leader).transferLeadership(group, target).join(),
+                        "only the leader hands over");
+            }
+            for (int group = 0; group < groups; group++) {
+                cluster.proposeAnywhere(group, "after", WITHIN);
+                int g = group;
+                EngineCluster.await("group " + g + " applied both", WITHIN, () -> cluster.machines.values().stream()
+                        .allMatch(byGroup -> byGroup.get(g).commands().equals(List.of("before", "after"))));
+            }
+            assertEquals(List.of(), cluster.failures);
+        }
+    }
+
+    @Test
     void theLoopCountIsFixedByTheDirectory() throws Exception {
         try (EngineCluster first = new EngineCluster(root, 1, 3)) {
             first.start(1);
