@@ -1,7 +1,9 @@
 package dev.cairn.protocol.record;
 
 import static dev.cairn.protocol.record.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_TIMESTAMP_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.DELETE_HORIZON_MASK;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LOG_OVERHEAD_BYTES;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.RECORDS_COUNT_OFFSET;
@@ -9,6 +11,7 @@ import static dev.cairn.protocol.record.RecordBatchDescriptor.RECORDS_OFFSET;
 
 import dev.cairn.protocol.record.compression.Compression;
 import dev.cairn.protocol.record.compression.CompressionType;
+import dev.cairn.protocol.wire.Varints;
 import java.nio.ByteBuffer;
 
 /**
@@ -19,6 +22,9 @@ import java.nio.ByteBuffer;
  * of a log stay dense and each batch boundary stays where it was. Only the records section, the record count, the
  * codec bits of an emptied batch, the length and the CRC change. Deterministic: the same batch and decisions give
  * the same bytes, and a batch that keeps every record is returned as it is, not re-encoded.
+ *
+ * <p>{@link #withDeleteHorizon} marks a batch the way Kafka's cleaner marks one whose tombstones or transaction
+ * marker it may remove later (KIP-534).
  */
 public final class BatchFilter {
     private BatchFilter() {
@@ -90,6 +96,48 @@ public final class BatchFilter {
         short attributes = out.getShort(ATTRIBUTES_OFFSET);
         out.putShort(ATTRIBUTES_OFFSET, (short) ((attributes & ~COMPRESSION_CODEC_MASK)
                 | CompressionType.NONE.id()));
+        new RecordBatch().wrap(out, 0).writeChecksum();
+        return out;
+    }
+
+    /**
+     * The batch with its delete horizon set (KIP-534), as Kafka's cleaner writes it: the delete-horizon attribute set,
+     * the base timestamp holding {@code deleteHorizonMs}, and each record's timestamp delta taken against it, so that
+     * every record keeps its timestamp. Offsets, codec, producer fields, leader epoch and maxTimestamp stay. A batch
+     * whose horizon is set already, or that holds no record, is returned as it is.
+     *
+     * @param cursor a cursor to reuse
+     * @param decompressedBytesMax how far the records may inflate
+     */
+    public static ByteBuffer withDeleteHorizon(RecordBatch batch, RecordCursor cursor, int decompressedBytesMax,
+            long deleteHorizonMs) {
+        if (batch.hasDeleteHorizon() || batch.recordsCount() == 0) {
+            return batch.slice();
+        }
+        cursor.reset(batch, decompressedBytesMax);
+        ByteBuffer records = cursor.recordsBuffer();
+        // A record's timestamp delta grows by at most VARLONG_BYTES_MAX, and its length prefix by at most one byte.
+        ByteBuffer rebased = ByteBuffer.allocate(records.limit()
+                + batch.recordsCount() * (Varints.VARLONG_BYTES_MAX + 1));
+        while (cursor.next()) {
+            ByteBuffer record = range(records, cursor.recordStart(), cursor.recordSizeInBytes());
+            int bodyBytes = Varints.readVarint(record);
+            byte attributes = record.get();
+            long oldDelta = Varints.readVarlong(record);
+            long newDelta = Math.subtractExact(Math.addExact(batch.baseTimestamp(), oldDelta), deleteHorizonMs);
+            Varints.writeVarint(rebased, bodyBytes - Varints.sizeOfVarlong(oldDelta) + Varints.sizeOfVarlong(newDelta));
+            rebased.put(attributes);
+            Varints.writeVarlong(rebased, newDelta);
+            rebased.put(record);
+        }
+        rebased.flip();
+        CompressionType codec = batch.compressionType();
+        ByteBuffer body = codec == CompressionType.NONE ? rebased : Compression.compress(codec, rebased);
+        ByteBuffer out = header(batch, RECORDS_OFFSET + body.remaining());
+        out.put(body.duplicate()).flip();
+        out.putInt(LENGTH_OFFSET, out.remaining() - LOG_OVERHEAD_BYTES);
+        out.putShort(ATTRIBUTES_OFFSET, (short) (out.getShort(ATTRIBUTES_OFFSET) | DELETE_HORIZON_MASK));
+        out.putLong(BASE_TIMESTAMP_OFFSET, deleteHorizonMs);
         new RecordBatch().wrap(out, 0).writeChecksum();
         return out;
     }

@@ -7,6 +7,7 @@ import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_TIMESTAMP_OFF
 import static dev.cairn.protocol.record.RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.CONTROL_MASK;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.CRC_OFFSET;
+import static dev.cairn.protocol.record.RecordBatchDescriptor.DELETE_HORIZON_MASK;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
@@ -117,6 +118,19 @@ public final class RecordBatch {
 
     public boolean isControl() {
         return (attributes() & CONTROL_MASK) != 0;
+    }
+
+    /** Whether the base timestamp holds a delete horizon (KIP-534), set by a log cleaner. */
+    public boolean hasDeleteHorizon() {
+        return (attributes() & DELETE_HORIZON_MASK) != 0;
+    }
+
+    /**
+     * The time after which a log cleaner may remove this batch's tombstones or transaction marker (KIP-534: the base
+     * timestamp, when the delete-horizon attribute is set), or {@link RecordBatchDescriptor#NO_TIMESTAMP}.
+     */
+    public long deleteHorizonMs() {
+        return hasDeleteHorizon() ? baseTimestamp() : RecordBatchDescriptor.NO_TIMESTAMP;
     }
 
     public int lastOffsetDelta() {
