@@ -17,13 +17,22 @@ import java.util.List;
  * retention. Offsets never change: each batch keeps its place (see {@link BatchFilter}), a batch that keeps nothing
  * becomes an empty batch over the same offsets, and each segment keeps its base offset and end.
  *
- * <p>Deterministic: the outcome depends only on the log's bytes below {@code upToOffset}, {@code nowMs} and the
- * settings, so replicas that run the same pass at the same log position (a replicated command) hold identical
- * segments afterwards. It is also a fixed point: running a pass again, or an earlier pass after a later one (a Raft
- * replay), changes nothing, and an unchanged segment is not rewritten.
+ * <p>Transactions, as Kafka's cleaner treats them ({@code Cleaner} / {@code CleanedTransactionMetadata}): records of
+ * aborted transactions (named by {@link AbortedTransactions}) never enter the key map, so they never win over a
+ * committed value of their key, and every pass removes them; a transaction marker goes once its transaction has no
+ * record left and its delete horizon has passed (see {@link CleanerPass}). The caller bounds {@code upToOffset} by
+ * the last stable offset: records of transactions still open are never cleaned. Aborted records and markers are
+ * handled in every segment ending by {@code upToOffset}, also beyond those a full key map leaves uncompacted, so
+ * which markers a pass settles does not depend on how many keys fitted.
+ *
+ * <p>Deterministic: the outcome depends only on the log's bytes below {@code upToOffset}, the aborted transactions,
+ * {@code nowMs} and the settings, so replicas that run the same pass at the same log position (a replicated command)
+ * hold identical segments afterwards. It is also a fixed point: running a pass again, or an earlier pass after a
+ * later one (a Raft replay), changes nothing, and an unchanged segment is not rewritten. (One exception, documented
+ * on {@link CleanerPass}: a commit marker a replayed pass finds emptied by a later pass that did not reach it.)
  *
  * <p>Bounded: the key map holds at most {@code keysMax} keys (24 bytes each, twice over, see
- * {@link KeyOffsetMap}); when the keys of the segments below {@code upToOffset} do not fit, the pass cleans only the
+ * {@link KeyOffsetMap}); when the keys of the segments below {@code upToOffset} do not fit, the pass compacts only the
  * segments whose keys did. Segments are read and written {@link #IO_BYTES} at a time. Runs on the log's writer
  * thread.
  */
@@ -46,38 +55,60 @@ public final class LogCleaner {
         this.decompressedBytesMax = decompressedBytesMax;
     }
 
-    /** What a pass did. {@code oldestTombstoneKeptMs} is -1 when no tombstone was kept. */
+    /**
+     * What a pass did. {@code segmentsCleaned} and {@code cleanedUpTo} (-1: none) count the segments compacted by key;
+     * {@code transactionsCleanedUpTo} (-1: none) is the end of the segments whose aborted records and markers it
+     * settled: every aborted transaction whose marker lies below it has no record left, and needs no index entry
+     * (Kafka's cleaner rewrites the segment's transaction index without it). {@code recordsRemoved} includes the
+     * aborted ones; {@code oldestTombstoneKeptMs} and {@code earliestMarkerHorizonMs} are -1 when none was kept.
+     */
     public record Outcome(int segmentsCleaned, int segmentsRewritten, long bytesBefore, long bytesAfter,
             long recordsRemoved, long tombstonesRemoved, long cleanedUpTo, boolean keyMapFull,
-            long oldestTombstoneKeptMs) {
+            long oldestTombstoneKeptMs, long abortedRecordsRemoved, long markersRemoved, long transactionsCleanedUpTo,
+            long earliestMarkerHorizonMs) {
+    }
+
+    /** As {@link #clean(Log, long, long, long, long, AbortedTransactions)} for a log without aborted transactions. */
+    public Outcome clean(Log log, long dirtyFromOffset, long upToOffset, long nowMs, long deleteRetentionMs) {
+        return clean(log, dirtyFromOffset, upToOffset, nowMs, deleteRetentionMs, AbortedTransactions.NONE);
     }
 
     /**
      * Compacts the inactive segments of {@code log} that end at or below {@code upToOffset}. The key map is built
-     * from the dirty records, those at or above {@code dirtyFromOffset} (the end of the previous pass); records below
-     * it were compacted against each other already, so one whose key has no newer record stays. A key map that fills
-     * up ends the pass at the last segment whose dirty keys all fit.
+     * from the dirty records, those at or above {@code dirtyFromOffset} (the end of the previous pass), leaving out
+     * those of aborted transactions; records below it were compacted against each other already, so one whose key
+     * has no newer record stays. A key map that fills up ends the compaction at the last segment whose dirty keys all
+     * fit; the segments after it up to {@code upToOffset} still lose their aborted records and settle their markers.
      *
-     * @param nowMs the clock the tombstones' age is measured against (the leader's, carried by the command)
-     * @param deleteRetentionMs {@code delete.retention.ms}: how long a tombstone stays
+     * @param upToOffset at most the last stable offset
+     * @param nowMs the clock the tombstones' age and the markers' delete horizons are measured against (the
+     *     leader's, carried by the command)
+     * @param deleteRetentionMs {@code delete.retention.ms}: how long a tombstone, or a marker of an emptied
+     *     transaction, stays
+     * @param aborted the log's aborted transactions
      */
-    public Outcome clean(Log log, long dirtyFromOffset, long upToOffset, long nowMs, long deleteRetentionMs) {
+    public Outcome clean(Log log, long dirtyFromOffset, long upToOffset, long nowMs, long deleteRetentionMs,
+            AbortedTransactions aborted) {
         List<Log.InactiveSegment> candidates = log.inactiveSegmentsEndingBy(upToOffset);
         KeyOffsetMap map = new KeyOffsetMap(keysMax);
+        CleanedTransactions mapped = new CleanedTransactions(aborted);
         int cleanable = 0;
         boolean full = false;
         for (Log.InactiveSegment segment : candidates) {
-            if (segment.endOffset() > dirtyFromOffset && !mapKeys(log, segment, dirtyFromOffset, map)) {
+            if (segment.endOffset() > dirtyFromOffset && !mapKeys(log, segment, dirtyFromOffset, map, mapped)) {
                 full = true;
                 break;
             }
             cleanable++;
         }
-        Pass pass = new Pass(map, nowMs, deleteRetentionMs);
+        CleanerPass pass = new CleanerPass(map, new CleanedTransactions(aborted), cursor, decompressedBytesMax, nowMs,
+                deleteRetentionMs);
         long bytesBefore = 0;
         long bytesAfter = 0;
         int rewritten = 0;
-        for (Log.InactiveSegment segment : candidates.subList(0, cleanable)) {
+        for (int i = 0; i < candidates.size(); i++) {
+            Log.InactiveSegment segment = candidates.get(i);
+            pass.onSegment(segment, i < cleanable);
             bytesBefore += segment.sizeBytes();
             long after = rewrite(log, segment, pass);
             if (after >= 0) {
@@ -88,23 +119,34 @@ public final class LogCleaner {
             }
         }
         long cleanedUpTo = cleanable == 0 ? -1 : candidates.get(cleanable - 1).endOffset();
+        long transactionsCleanedUpTo = candidates.isEmpty() ? -1 : candidates.get(candidates.size() - 1).endOffset();
         return new Outcome(cleanable, rewritten, bytesBefore, bytesAfter, pass.recordsRemoved, pass.tombstonesRemoved,
-                cleanedUpTo, full, pass.oldestTombstoneKeptMs);
+                cleanedUpTo, full, pass.oldestTombstoneKeptMs, pass.abortedRecordsRemoved, pass.markersRemoved,
+                transactionsCleanedUpTo, pass.earliestMarkerHorizonMs);
     }
 
     /** Adds the keys of the segment's records from {@code fromOffset}; false when the map filled up. */
-    private boolean mapKeys(Log log, Log.InactiveSegment segment, long fromOffset, KeyOffsetMap map) {
+    private boolean mapKeys(Log log, Log.InactiveSegment segment, long fromOffset, KeyOffsetMap map,
+            CleanedTransactions transactions) {
+        transactions.onSegment(segment.baseOffset(), segment.endOffset());
         try {
-            return forEachBatch(log, segment, (batch, bytes) -> mapBatch(batch, fromOffset, map));
+            return forEachBatch(log, segment, (batch, bytes) -> mapBatch(batch, fromOffset, map, transactions));
         } catch (IOException e) {
             throw new StorageException("compaction of segment " + segment.baseOffset() + " in " + log.directory()
                     + " failed", e);
         }
     }
 
-    /** Adds the keys of one batch's records from {@code fromOffset}; false when the map filled up. */
-    private boolean mapBatch(RecordBatch batch, long fromOffset, KeyOffsetMap map) {
-        if (batch.isControl() || batch.recordsCount() == 0) {
+    /**
+     * Adds the keys of one batch's records from {@code fromOffset}, unless it is a control batch or belongs to an
+     * aborted transaction; false when the map filled up.
+     */
+    private boolean mapBatch(RecordBatch batch, long fromOffset, KeyOffsetMap map, CleanedTransactions transactions) {
+        if (batch.isControl()) {
+            transactions.onControlBatch(batch);
+            return true;
+        }
+        if (transactions.isAborted(batch) || batch.recordsCount() == 0) {
             return true;
         }
         cursor.reset(batch, decompressedBytesMax);
@@ -121,7 +163,7 @@ public final class LogCleaner {
      * Writes the segment's compacted copy and puts it in place; returns its size, or -1 when nothing would change
      * (the copy is dropped and the segment stays as it is).
      */
-    private long rewrite(Log log, Log.InactiveSegment segment, Pass pass) {
+    private long rewrite(Log log, Log.InactiveSegment segment, CleanerPass pass) {
         FileIo io = log.fileIo();
         Path cleaned = SegmentDescriptor.cleanedFile(log.directory(), segment.baseOffset());
         boolean[] changed = {false};
@@ -131,7 +173,7 @@ public final class LogCleaner {
             try (FileHandle out = io.open(cleaned)) {
                 ByteBuffer buffer = ByteBuffer.allocate(IO_BYTES);
                 forEachBatch(log, segment, (batch, original) -> {
-                    ByteBuffer result = BatchFilter.retain(batch, cursor, decompressedBytesMax, pass);
+                    ByteBuffer result = pass.filter(batch);
                     changed[0] |= !result.equals(original);
                     if (result.remaining() > buffer.remaining()) {
                         written[0] += drain(out, buffer, written[0]);
@@ -195,40 +237,5 @@ public final class LogCleaner {
         out.write(buffer, position);
         buffer.clear();
         return bytes;
-    }
-
-    /** One pass's decisions, and what it removed. */
-    private static final class Pass implements BatchFilter.RecordPredicate {
-        private final KeyOffsetMap map;
-        private final long tombstoneHorizonMs;
-        long recordsRemoved;
-        long tombstonesRemoved;
-        long oldestTombstoneKeptMs = -1;
-
-        Pass(KeyOffsetMap map, long nowMs, long deleteRetentionMs) {
-            this.map = map;
-            this.tombstoneHorizonMs = nowMs - deleteRetentionMs;
-        }
-
-        @Override
-        public boolean keep(RecordCursor record) {
-            ByteBuffer key = record.key();
-            long latest = key == null ? -1 : map.latestOffset(key);
-            if (key == null || (latest >= 0 && latest != record.offset())) {
-                recordsRemoved++;
-                return false;
-            }
-            if (record.valueSize() < 0) {
-                long timestamp = record.timestamp();
-                if (timestamp <= tombstoneHorizonMs) {
-                    recordsRemoved++;
-                    tombstonesRemoved++;
-                    return false;
-                }
-                oldestTombstoneKeptMs = oldestTombstoneKeptMs < 0 ? timestamp
-                        : Math.min(oldestTombstoneKeptMs, timestamp);
-            }
-            return true;
-        }
     }
 }
