@@ -144,11 +144,14 @@ public final class FetchHandler implements RequestHandler {
         try {
             if (mayRead) {
                 // Budget spent: later partitions return nothing this time rather than exceed max bytes.
-                LogSlice slice = partition.read(fetchOffset, Math.max(1, maxBytes),
-                        readCommitted ? lastStableOffset : highWatermark);
-                records = toPayload(slice);
-                if (readCommitted && !slice.isEmpty()) {
-                    aborted = abortedTransactions(partition, fetchOffset, slice.nextOffset());
+                if (readCommitted) {
+                    // The batches and the aborted transactions among them, read consistently with each other.
+                    TransactionIndex.CommittedRead read = partition.readCommitted(fetchOffset, Math.max(1, maxBytes),
+                            lastStableOffset);
+                    records = toPayload(read.slice());
+                    aborted = abortedTransactions(read.aborted());
+                } else {
+                    records = toPayload(partition.read(fetchOffset, Math.max(1, maxBytes)));
                 }
             } else if (fetchOffset < logStartOffset || fetchOffset > highWatermark) {
                 return outOfRange(tp.partition(), highWatermark, logStartOffset);
@@ -169,10 +172,10 @@ public final class FetchHandler implements RequestHandler {
                 .set(PartitionData.RECORDS, records);
     }
 
-    /** The aborted transactions a read_committed client skips in {@code [fromOffset, upToOffset)}, bounded. */
-    private static List<Struct> abortedTransactions(Partition partition, long fromOffset, long upToOffset) {
+    /** The aborted transactions a read_committed client skips among the batches returned. */
+    private static List<Struct> abortedTransactions(List<TransactionIndex.Aborted> read) {
         List<Struct> aborted = new ArrayList<>();
-        for (TransactionIndex.Aborted txn : partition.abortedTransactions(fromOffset, upToOffset)) {
+        for (TransactionIndex.Aborted txn : read) {
             aborted.add(new Struct(AbortedTransaction.SCHEMA)
                     .set(AbortedTransaction.PRODUCER_ID, txn.producerId())
                     .set(AbortedTransaction.FIRST_OFFSET, txn.firstOffset()));

@@ -32,7 +32,8 @@ public final class LogSlice {
         this.nextOffset = nextOffset;
     }
 
-    static LogSlice empty(long offset) {
+    /** A slice without batches, at {@code offset}. */
+    public static LogSlice empty(long offset) {
         return new LogSlice(null, 0, 0, offset, offset);
     }
 

@@ -66,7 +66,7 @@ public final class Partition {
         this.log = log;
         this.offsets = offsets;
         this.configs = new TopicConfigState(log, brokerLogConfig, initialTopicConfigs);
-        this.compaction = new PartitionCompaction(log);
+        this.compaction = new PartitionCompaction(log, transactions, verifications);
         this.placed = new PlacedBatches(log);
     }
 
@@ -222,9 +222,9 @@ public final class Partition {
         return log.read(fetchOffset, maxBytes, highWatermark());
     }
 
-    /** Reads committed batches from {@code fetchOffset} below {@code upToOffset} (the last stable offset). */
-    public LogSlice read(long fetchOffset, int maxBytes, long upToOffset) {
-        return log.read(fetchOffset, maxBytes, Math.min(upToOffset, highWatermark()));
+    /** A read_committed read below {@code upTo} (the last stable offset): {@link TransactionIndex#readCommitted}. */
+    public TransactionIndex.CommittedRead readCommitted(long offset, int maxBytes, long upTo) {
+        return transactions.readCommitted(offset, () -> log.read(offset, maxBytes, Math.min(upTo, highWatermark)));
     }
 
     /** Where read_committed readers stop: before the first open transaction (not below the log start, as Kafka). */
@@ -299,7 +299,7 @@ public final class Partition {
 
     /** The compaction pass the leader should submit now, if the topic is compacted and one is due; any thread. */
     public Optional<Command.Compact> compactionDue(long nowMs) {
-        return compaction.due(nowMs, CompactionConfig.of(configs.current()));
+        return compaction.due(nowMs, CompactionConfig.of(configs.current()), highWatermark);
     }
 
     /** Cumulative compaction figures of this replica; any thread. */

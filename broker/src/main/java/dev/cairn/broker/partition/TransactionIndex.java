@@ -1,5 +1,7 @@
 package dev.cairn.broker.partition;
 
+import dev.cairn.broker.log.AbortedTransactions;
+import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.offsets.OffsetStore.CommittedOffset;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.protocol.ErrorCode;
@@ -10,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The transactions of one partition as its committed batches show them: the first offset of each producer's open
@@ -17,8 +20,11 @@ import java.util.TreeMap;
  * were aborted (which read_committed fetches return, so clients skip their records). Kafka keeps the aborted ones in a
  * {@code .txnindex} file per segment; here they are in memory and in the partition's snapshot, and leave with the
  * segments that held them: every entry whose abort marker lies below the log start is dropped as the log start moves
- * ({@link #onLogStartMoved}: retention and DeleteRecords, in apply order; {@link #restore} to a snapshot), and the
- * leader opens no transaction that could take them past {@link #ABORTED_MAX} (TransactionVerifications). It also
+ * ({@link #onLogStartMoved}: retention and DeleteRecords, in apply order; {@link #restore} to a snapshot), and, on
+ * compacted topics, every entry whose aborted records compaction removed ({@link #onAbortedCleaned}: Kafka's cleaner
+ * rewrites a segment's transaction index without them). The leader opens no transaction that could take them past
+ * {@link #ABORTED_MAX} (TransactionVerifications). Compaction reads them in first-offset order
+ * ({@link #beginningWithin}), fetches in marker order ({@link #abortedWithin}, {@link #readCommitted}). It also
  * holds the consumer offsets producers' transactions committed for this partition (TxnOffsetCommit), pending until
  * the producer's marker: a commit marker makes them the groups' committed offsets ({@link #drainCommittedOffsets}),
  * an abort marker drops them.
@@ -31,7 +37,7 @@ public final class TransactionIndex {
     /** Open transactions a snapshot may hold: one per producer (ProducerStateTable's bound). */
     private static final int OPEN_MAX = ProducerStateTable.PRODUCERS_MAX;
     /**
-     * Aborted transactions one partition holds at most (in memory, about 100 bytes each, and in its snapshot, 24): the
+     * Aborted transactions one partition holds at most (in memory, about 150 bytes each, and in its snapshot, 24): the
      * leader opens no new transaction here while those held plus those open reach it (each open one may still
      * abort). Kafka keeps them on disk per segment and has no such bound; here room comes back only as the log start
      * passes their markers, so a topic kept forever that aborts often stops taking new transactions on a partition
@@ -53,14 +59,25 @@ public final class TransactionIndex {
         }
     }
 
+    /** Reads a read_committed fetch retries when aborted transactions leave the index as it reads. */
+    private static final int COMMITTED_READ_ATTEMPTS_MAX = 3;
+
     /** An aborted transaction: its producer, its first offset here, and the offset of its abort marker. */
-    public record Aborted(long producerId, long firstOffset, long lastOffset) {
+    public record Aborted(long producerId, long firstOffset, long lastOffset) implements AbortedTransactions.Aborted {
+    }
+
+    /** What a read_committed fetch returns: batches read, and the aborted transactions among them. */
+    public record CommittedRead(LogSlice slice, List<Aborted> aborted) {
     }
 
     private final Map<Long, Long> openByProducer = new HashMap<>();
     private final TreeMap<Long, Long> openByFirstOffset = new TreeMap<>();
     /** Keyed by the abort marker's offset, so fetches find those that end at or after their offset. */
     private final TreeMap<Long, Aborted> abortedByLastOffset = new TreeMap<>();
+    /** The same, keyed by first offset (one batch, so one transaction, per offset), for compaction. */
+    private final TreeMap<Long, Aborted> abortedByFirstOffset = new TreeMap<>();
+    /** Bumped whenever aborted transactions are dropped, so that fetches notice they raced with it. */
+    private volatile long droppedGeneration;
     /** Offsets committed by each producer's open transaction, by group, with the epoch that committed them. */
     private final Map<Long, PendingOffsets> pendingOffsets = new TreeMap<>();
     /** Offsets a commit marker just made effective, for the partition to store at that entry. */
@@ -143,7 +160,7 @@ public final class TransactionIndex {
                 if (first != null) {
                     openByFirstOffset.remove(first);
                     if (at.txn() == TxnRole.ABORT) {
-                        abortedByLastOffset.put(at.baseOffset(), new Aborted(at.producerId(), first, at.baseOffset()));
+                        putAborted(new Aborted(at.producerId(), first, at.baseOffset()));
                     }
                 }
             }
@@ -171,6 +188,43 @@ public final class TransactionIndex {
         return found;
     }
 
+    /**
+     * A read_committed read: the batches {@code read} returns from {@code fetchOffset} and the aborted transactions
+     * among them, consistent with each other. A compaction pass replaces segments and then drops the aborted
+     * transactions it emptied (retention deletes segments, then drops those below the log start); batches read
+     * before a pass with aborted transactions listed after it would show aborted records as committed. So the read is
+     * retried when transactions were dropped meanwhile, {@value #COMMITTED_READ_ATTEMPTS_MAX} times at most; after
+     * that it returns no batch (the client fetches again). Any thread.
+     */
+    public CommittedRead readCommitted(long fetchOffset, Supplier<LogSlice> read) {
+        for (int attempt = 0; attempt < COMMITTED_READ_ATTEMPTS_MAX; attempt++) {
+            long generation = droppedGeneration;
+            LogSlice slice = read.get();
+            List<Aborted> aborted = slice.isEmpty() ? List.of() : abortedWithin(fetchOffset, slice.nextOffset());
+            if (generation == droppedGeneration) {
+                return new CommittedRead(slice, aborted);
+            }
+        }
+        return new CommittedRead(LogSlice.empty(fetchOffset), List.of());
+    }
+
+    /**
+     * The aborted transactions that begin in {@code [fromOffset, toOffset)} and whose abort marker lies at or after
+     * {@code endingFromOffset}, in first-offset order (what a compaction pass reads, segment by segment).
+     */
+    public synchronized List<Aborted> beginningWithin(long fromOffset, long toOffset, long endingFromOffset) {
+        if (fromOffset >= toOffset) {
+            return List.of();
+        }
+        List<Aborted> found = new ArrayList<>();
+        for (Aborted aborted : abortedByFirstOffset.subMap(fromOffset, true, toOffset, false).values()) {
+            if (aborted.lastOffset() >= endingFromOffset) {
+                found.add(aborted);
+            }
+        }
+        return found;
+    }
+
     /** The open transactions' first offsets by producer (for tests and DescribeProducers). */
     public synchronized Map<Long, Long> openTransactions() {
         return Map.copyOf(openByProducer);
@@ -182,10 +236,34 @@ public final class TransactionIndex {
      * names end at or after its fetch offset. Returns how many were dropped.
      */
     public synchronized int onLogStartMoved(long logStartOffset) {
-        Map<Long, Aborted> below = abortedByLastOffset.headMap(logStartOffset, false);
+        return dropEndingBefore(logStartOffset);
+    }
+
+    /**
+     * Forgets the aborted transactions whose abort marker lies below {@code offset}, where a compaction pass settled
+     * every aborted transaction (LogCleaner's {@code transactionsCleanedUpTo}): it removed their records, so
+     * read_committed readers have nothing to skip, and their markers stay until their delete horizon. Kafka's cleaner
+     * does the same: the cleaned segment's transaction index keeps only the aborted transactions whose records it
+     * still holds. Returns how many were dropped.
+     */
+    public synchronized int onAbortedCleaned(long offset) {
+        return dropEndingBefore(offset);
+    }
+
+    private int dropEndingBefore(long offset) {
+        Map<Long, Aborted> below = abortedByLastOffset.headMap(offset, false);
         int dropped = below.size();
-        below.clear();
+        if (dropped > 0) {
+            below.values().forEach(aborted -> abortedByFirstOffset.remove(aborted.firstOffset()));
+            below.clear();
+            droppedGeneration++;
+        }
         return dropped;
+    }
+
+    private void putAborted(Aborted aborted) {
+        abortedByLastOffset.put(aborted.lastOffset(), aborted);
+        abortedByFirstOffset.put(aborted.firstOffset(), aborted);
     }
 
     /** The aborted transactions held (at most {@link #ABORTED_MAX} where the leader's placements enforce it). */
@@ -197,8 +275,10 @@ public final class TransactionIndex {
         openByProducer.clear();
         openByFirstOffset.clear();
         abortedByLastOffset.clear();
+        abortedByFirstOffset.clear();
         pendingOffsets.clear();
         committedNow.clear();
+        droppedGeneration++;
     }
 
     /**
@@ -250,8 +330,7 @@ public final class TransactionIndex {
         }
         int aborted = count(in, ABORTED_DECODE_MAX, "aborted");
         for (int i = 0; i < aborted; i++) {
-            Aborted entry = new Aborted(in.getLong(), in.getLong(), in.getLong());
-            abortedByLastOffset.put(entry.lastOffset(), entry);
+            putAborted(new Aborted(in.getLong(), in.getLong(), in.getLong()));
         }
         pendingOffsets.putAll(PendingOffsetsCodec.decode(in));
         onLogStartMoved(logStartOffset);

@@ -90,7 +90,7 @@ class PartitionTransactionsTest {
         placeAndApply(partition, transactionalBatch(1, PRODUCER, (short) 0, 3));
         assertEquals(6, partition.highWatermark());
         assertEquals(2, partition.lastStableOffset());
-        LogSlice committedRead = partition.read(0, Integer.MAX_VALUE, partition.lastStableOffset());
+        LogSlice committedRead = partition.readCommitted(0, Integer.MAX_VALUE, partition.lastStableOffset()).slice();
         assertEquals(2, committedRead.nextOffset(), "read_committed stops before the open transaction");
 
         Result.Appended marker = assertInstanceOf(Result.Appended.class, placeAndApply(partition,

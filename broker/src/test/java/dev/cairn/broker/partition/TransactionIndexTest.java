@@ -3,10 +3,12 @@ package dev.cairn.broker.partition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.cairn.broker.log.LogSlice;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.TransactionIndex.Aborted;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class TransactionIndexTest {
@@ -48,6 +50,60 @@ class TransactionIndexTest {
         assertEquals(List.of(first), index.abortedWithin(4, 6), "the second began at 6, after the fetched range");
         assertEquals(List.of(second), index.abortedWithin(6, 8), "the first ended before the fetch offset");
         assertEquals(8, index.lastStableOffset(8));
+    }
+
+    /** Compaction reads them by first offset, segment by segment, and drops those whose records it removed. */
+    @Test
+    void compactionReadsThemByFirstOffsetAndDropsThoseItEmptied() {
+        index.onCommitted(at(0, 3, 7, TxnRole.DATA));
+        index.onCommitted(at(3, 1, 9, TxnRole.DATA));
+        index.onCommitted(at(4, 1, 9, TxnRole.ABORT));
+        index.onCommitted(at(5, 1, 7, TxnRole.ABORT));
+        Aborted first = new Aborted(7, 0, 5);
+        Aborted second = new Aborted(9, 3, 4);
+        assertEquals(List.of(first, second), index.beginningWithin(Long.MIN_VALUE, 6, 0));
+        assertEquals(List.of(first), index.beginningWithin(Long.MIN_VALUE, 3, 3), "began before, ends after 3");
+        assertEquals(List.of(second), index.beginningWithin(3, 6, 3));
+        assertEquals(List.of(first), index.beginningWithin(0, 6, 5), "the second ended before 5");
+
+        assertEquals(1, index.onAbortedCleaned(5), "the pass settled every marker below 5");
+        assertEquals(List.of(first), index.abortedWithin(0, 6));
+        assertEquals(List.of(first), index.beginningWithin(Long.MIN_VALUE, 6, 0));
+        assertEquals(0, index.onAbortedCleaned(5));
+        assertEquals(1, index.onAbortedCleaned(6));
+        assertEquals(0, index.abortedCount());
+    }
+
+    /**
+     * A read_committed read whose aborted transactions were dropped while it read (by a compaction pass or the log
+     * start moving) reads again, so that its batches and aborted transactions agree; one that keeps racing returns
+     * nothing rather than something inconsistent.
+     */
+    @Test
+    void aReadCommittedReadRacingADropReadsAgain() {
+        index.onCommitted(at(0, 2, 7, TxnRole.DATA));
+        index.onCommitted(at(2, 1, 7, TxnRole.ABORT));
+        AtomicInteger reads = new AtomicInteger();
+        TransactionIndex.CommittedRead read = index.readCommitted(0, () -> {
+            if (reads.incrementAndGet() == 1) {
+                index.onAbortedCleaned(3);
+            }
+            return LogSlice.empty(0);
+        });
+        assertEquals(2, reads.get());
+        assertEquals(List.of(), read.aborted());
+
+        index.onCommitted(at(3, 2, 8, TxnRole.DATA));
+        index.onCommitted(at(5, 1, 8, TxnRole.ABORT));
+        reads.set(0);
+        TransactionIndex.CommittedRead racing = index.readCommitted(3, () -> {
+            reads.incrementAndGet();
+            index.onLogStartMoved(0);
+            index.clear();
+            return LogSlice.empty(3);
+        });
+        assertEquals(3, reads.get(), "at most three attempts");
+        assertEquals(0, racing.slice().sizeBytes());
     }
 
     @Test
