@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** DeleteTopics v1 (Admin.deleteTopics, routed to the controller like CreateTopics). */
 class DeleteTopicsHandlerTest {
     private final FakeMetadataService metadata = new FakeMetadataService().withBrokers(1)
-            .withTopic("orders", 2, 1).withTopic("audit", 1, 1);
+            .withTopic("orders", 2, 1).withTopic("audit", 1, 1).withTopic(TransactionCoordinator.TOPIC, 3, 1);
     private final DeleteTopicsHandler handler = new DeleteTopicsHandler(metadata);
 
     private List<String> delete(String... names) {
@@ -42,6 +42,17 @@ class DeleteTopicsHandlerTest {
         assertEquals(List.of("orders=" + ErrorCode.INVALID_REQUEST.code(), "audit=0"),
                 delete("orders", "audit", "orders"));
         assertTrue(metadata.image().topics().containsKey("orders"));
+    }
+
+    /**
+     * An internal topic is deleted like any other, as Kafka's controller does: neither ControllerApis.deleteTopics
+     * nor ReplicationControlManager.deleteTopic checks Topic.isInternal (only kafka-topics --zookeeper refused it,
+     * client-side, until KAFKA-12596 removed that path in 3.0).
+     */
+    @Test
+    void anInternalTopicIsDeletedLikeAnyOtherAsKafkasControllerDoes() {
+        assertEquals(List.of(TransactionCoordinator.TOPIC + "=0"), delete(TransactionCoordinator.TOPIC));
+        assertFalse(metadata.image().topics().containsKey(TransactionCoordinator.TOPIC));
     }
 
     @Test
