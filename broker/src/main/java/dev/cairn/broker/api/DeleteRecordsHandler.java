@@ -31,7 +31,8 @@ import java.util.concurrent.CompletableFuture;
  * survives restarts (snapshots record it, later commands are replayed). Offset -1 means the high watermark.
  * Answered by the partition's leader with the new low watermark; others answer NOT_LEADER_OR_FOLLOWER. An offset
  * below -1 or above the high watermark is OFFSET_OUT_OF_RANGE, as in Kafka; an offset at or below the current start
- * changes nothing and answers the current start.
+ * changes nothing and answers the current start. The records of an internal topic cannot be deleted:
+ * INVALID_TOPIC_EXCEPTION, as Kafka's ReplicaManager.deleteRecordsOnLocalLog answers.
  */
 public final class DeleteRecordsHandler implements RequestHandler {
     static final long NO_LOW_WATERMARK = -1;
@@ -77,6 +78,8 @@ public final class DeleteRecordsHandler implements RequestHandler {
                     topicAnswers.add(done(index, ErrorCode.INVALID_REQUEST));
                 } else if (info == null || index < 0 || index >= info.partitionCount()) {
                     topicAnswers.add(done(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+                } else if (InternalTopics.isInternal(name)) {
+                    topicAnswers.add(done(index, ErrorCode.INVALID_TOPIC_EXCEPTION));
                 } else if (offset < Command.DeleteRecords.HIGH_WATERMARK) {
                     topicAnswers.add(done(index, ErrorCode.OFFSET_OUT_OF_RANGE));
                 } else if (partitions.leaderReplica(tp).isEmpty()) {
