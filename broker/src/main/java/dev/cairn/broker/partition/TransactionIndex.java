@@ -59,7 +59,7 @@ public final class TransactionIndex {
         }
     }
 
-    /** Reads a read_committed fetch retries when aborted transactions leave the index as it reads. */
+    /** How often a read_committed read is tried while aborted transactions leave the index as it reads. */
     private static final int COMMITTED_READ_ATTEMPTS_MAX = 3;
 
     /** An aborted transaction: its producer, its first offset here, and the offset of its abort marker. */
