@@ -1,5 +1,6 @@
 package dev.cairn.jmh.raftcore;
 
+import dev.cairn.broker.net.RaftFrameTransport;
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.runtime.EngineConfig;
 import dev.cairn.raft.runtime.GroupStateMachine;
@@ -7,6 +8,7 @@ import dev.cairn.raft.runtime.RaftEngine;
 import dev.cairn.raft.runtime.RaftTransport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,8 +67,11 @@ public final class EngineScaleProbe {
     public static void main(String[] args) throws Exception {
         List<Integer> counts = new ArrayList<>();
         long seconds = 10;
+        boolean tcp = false;
         for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--seconds")) {
+            if (args[i].equals("--tcp")) {
+                tcp = true;
+            } else if (args[i].equals("--seconds")) {
                 seconds = Long.parseLong(args[++i]);
             } else {
                 counts.add(Integer.parseInt(args[i]));
@@ -77,21 +82,24 @@ public final class EngineScaleProbe {
         }
         System.out.printf("%-7s %9s %8s %12s %14s %12s %11s %9s%n", "groups", "create_ms", "threads",
                 "heap_KiB/grp", "idle_cpu_%core", "entries/s", "MiB/s", "fsyncs/s");
+        System.out.println("# engines wired " + (tcp ? "over RaftFrameTransport on loopback" : "directly"));
         for (int groups : counts) {
-            run(groups, seconds);
+            run(groups, seconds, tcp);
         }
     }
 
-    private static void run(int groups, long seconds) throws Exception {
+    private static void run(int groups, long seconds, boolean tcp) throws Exception {
         Path root = Files.createTempDirectory("engine-scale");
         Map<Integer, RaftEngine> engines = new ConcurrentHashMap<>();
         Map<Integer, Integer> leaders = new ConcurrentHashMap<>();
         AtomicLong messageFrames = new AtomicLong();
         AtomicLong applied = new AtomicLong();
+        Map<Integer, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+        List<RaftFrameTransport> sockets = new ArrayList<>();
         try {
             for (int replica = 1; replica <= REPLICAS; replica++) {
                 int self = replica;
-                RaftTransport transport = (peer, frame) -> {
+                RaftTransport direct = (peer, frame) -> {
                     RaftEngine target = engines.get(peer);
                     if (target != null) {
                         if (frame.getInt(frame.position() + 8) > 0) {
@@ -100,6 +108,22 @@ public final class EngineScaleProbe {
                         target.deliver(ByteBuffer.allocate(frame.remaining()).put(frame.duplicate()).flip());
                     }
                 };
+                RaftTransport transport = direct;
+                if (tcp) {
+                    RaftFrameTransport socket = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0),
+                            addresses::get, frame -> {
+                                if (frame.getInt(8) > 0) {
+                                    messageFrames.incrementAndGet();
+                                }
+                                RaftEngine engine = engines.get(self);
+                                if (engine != null) {
+                                    engine.deliver(frame);
+                                }
+                            }, 1);
+                    addresses.put(replica, new InetSocketAddress("127.0.0.1", socket.port()));
+                    sockets.add(socket);
+                    transport = socket;
+                }
                 engines.put(replica, RaftEngine.start(EngineConfig.defaults(replica), root.resolve("r" + replica),
                         transport, (group, leader, term, serving) -> {
                             if (serving) {
@@ -135,6 +159,7 @@ public final class EngineScaleProbe {
                     heapBytes / 1024.0 / groups, idleCpu, load[0], load[0] * PAYLOAD_BYTES / (1 << 20), load[1]);
         } finally {
             engines.values().forEach(RaftEngine::close);
+            sockets.forEach(RaftFrameTransport::close);
             try (Stream<Path> paths = Files.walk(root)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }
