@@ -60,7 +60,7 @@ class RaftFrameTransportTest {
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         EngineConfig config = new EngineConfig(replica, 1, 20, raft, false, 300, 50,
                 EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
-                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT);
+                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT, 0);
         engine[0] = RaftEngine.start(config, root.resolve("r" + replica), transport,
                 (group, leader, term, isServing) -> serving.computeIfAbsent(group, g -> new ConcurrentHashMap<>())
                         .put(replica, isServing), cause -> { });

@@ -89,7 +89,7 @@ public final class CoreRaftGroups implements ReplicatedPartitions {
                 RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         this.engineConfig = new EngineConfig(selfReplica, LOOPS, TICK_MS, raftConfig, FSYNC,
                 config.electionTimeoutMinMs(), PEER_PING_MS, EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
-                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT);
+                EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT, 0);
         this.partitions = new Partition[partitionCount];
         this.leadership = new AtomicReferenceArray<>(partitionCount);
         InMemoryFileIo fileIo = new InMemoryFileIo();

@@ -19,9 +19,12 @@ import dev.cairn.raft.RaftConfig;
  * @param loopQueueMax tasks (inbound frames, proposals) a loop queues at most; a proposal beyond it is refused
  *     {@code BUSY} and inbound traffic is dropped (Raft resends it)
  * @param snapshotChunkBytes bytes of a snapshot sent to a follower in one chunk (one chunk in flight per follower)
+ * @param applyThreads 0: committed entries are applied on the loop thread (for state machines that never block);
+ *     more: on a shared pool of this many threads, each group's in order ({@link ApplyLane}), so that a machine
+ *     that blocks holds up its own group only
  */
 public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, boolean fsync, long peerDownAfterMs,
-        long pingMs, int loopQueueMax, int snapshotChunkBytes) {
+        long pingMs, int loopQueueMax, int snapshotChunkBytes, int applyThreads) {
 
     public static final long TICK_MS_DEFAULT = 100;
     public static final long PING_MS_DEFAULT = 250;
@@ -29,6 +32,8 @@ public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, 
     /** Loops at most, whatever the cores: the thread count of an engine is bounded by it. */
     public static final int LOOPS_MAX = 64;
     public static final int SNAPSHOT_CHUNK_BYTES_DEFAULT = 1024 * 1024;
+    /** Apply threads at most, whatever the cores. */
+    public static final int APPLY_THREADS_MAX = 256;
 
     public EngineConfig {
         if (selfId < 1) {
@@ -48,6 +53,10 @@ public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, 
             throw new IllegalArgumentException("snapshotChunkBytes within [1, " + FrameCodec.FRAME_BYTES_MAX / 2
                     + "], not " + snapshotChunkBytes);
         }
+        if (applyThreads < 0 || applyThreads > APPLY_THREADS_MAX) {
+            throw new IllegalArgumentException("applyThreads within [0, " + APPLY_THREADS_MAX + "], not "
+                    + applyThreads);
+        }
     }
 
     /**
@@ -58,25 +67,31 @@ public record EngineConfig(int selfId, int loops, long tickMs, RaftConfig raft, 
         RaftConfig raft = RaftConfig.defaults();
         int loops = Math.min(LOOPS_MAX, Runtime.getRuntime().availableProcessors());
         return new EngineConfig(selfId, loops, TICK_MS_DEFAULT, raft, true, raft.electionTicks() * TICK_MS_DEFAULT,
-                PING_MS_DEFAULT, LOOP_QUEUE_MAX_DEFAULT, SNAPSHOT_CHUNK_BYTES_DEFAULT);
+                PING_MS_DEFAULT, LOOP_QUEUE_MAX_DEFAULT, SNAPSHOT_CHUNK_BYTES_DEFAULT, 0);
     }
 
     public EngineConfig withLoops(int count) {
         return new EngineConfig(selfId, count, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax,
-                snapshotChunkBytes);
+                snapshotChunkBytes, applyThreads);
     }
 
     public EngineConfig withFsync(boolean value) {
         return new EngineConfig(selfId, loops, tickMs, raft, value, peerDownAfterMs, pingMs, loopQueueMax,
-                snapshotChunkBytes);
+                snapshotChunkBytes, applyThreads);
     }
 
     public EngineConfig withTiming(long tick, long ping, long peerDownAfter) {
         return new EngineConfig(selfId, loops, tick, raft, fsync, peerDownAfter, ping, loopQueueMax,
-                snapshotChunkBytes);
+                snapshotChunkBytes, applyThreads);
     }
 
     public EngineConfig withSnapshotChunkBytes(int bytes) {
-        return new EngineConfig(selfId, loops, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax, bytes);
+        return new EngineConfig(selfId, loops, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax, bytes,
+                applyThreads);
+    }
+
+    public EngineConfig withApplyThreads(int threads) {
+        return new EngineConfig(selfId, loops, tickMs, raft, fsync, peerDownAfterMs, pingMs, loopQueueMax,
+                snapshotChunkBytes, threads);
     }
 }

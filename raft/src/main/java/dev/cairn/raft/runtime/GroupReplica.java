@@ -4,21 +4,32 @@ import dev.cairn.raft.Entry;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
 import dev.cairn.raft.Role;
-import java.util.HashMap;
+import dev.cairn.raft.SnapshotMeta;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** One group's replica on its loop: the core, the state machine it applies to, and the proposals in flight. */
+/**
+ * One group's replica on its loop: the core, the state machine it applies to, and the proposals in flight. The core
+ * and the leadership it publishes belong to the loop thread; {@link #apply} runs on the loop thread or, with apply
+ * threads, on its {@link ApplyLane}.
+ */
 final class GroupReplica {
     final int group;
     final List<Integer> voters;
     final RaftNode node;
     final GroupStateMachine machine;
     /** Proposals this replica made as leader, by Raft index, until an entry of that index applies. */
-    private final Map<Long, Pending> pending = new HashMap<>();
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     /** The last entry applied (or snapshot restored) to the machine. */
-    long appliedIndex;
+    volatile long appliedIndex;
+    /** Applies off the loop thread, or null when the loop applies itself. */
+    ApplyLane lane;
+    /** Leads but has not yet applied through its first commit: the lane asks the loop to publish again. */
+    volatile boolean awaitingApply;
+    /** The term in which this replica, leading, had applied through the commit of an entry of that term. */
+    private long servingTerm = -1;
     /** Where the log starts: the last compaction or restored snapshot. */
     long snapshotIndex;
     /** In its loop's dirty list: something happened to it since its Ready was last looked at. */
@@ -86,8 +97,21 @@ final class GroupReplica {
     }
 
     private ProposalRefusedException replacedAt(long raftIndex) {
-        return new ProposalRefusedException(ProposalRefusedException.Reason.REPLACED, node.status().leader(),
+        // No leader hint: this may run on an apply thread, which must not touch the core.
+        return new ProposalRefusedException(ProposalRefusedException.Reason.REPLACED, RaftNode.NONE,
                 "group " + group + ": entry " + raftIndex + " was replaced by a later leader's");
+    }
+
+    /** Drops the core's entries through {@code raftIndex}, which the machine holds a snapshot of; its meta. */
+    SnapshotMeta compact(long raftIndex) {
+        if (raftIndex <= snapshotIndex || raftIndex > appliedIndex) {
+            throw new IllegalArgumentException("group " + group + " cannot compact to " + raftIndex
+                    + ": its log starts after " + snapshotIndex + " and " + appliedIndex + " is applied");
+        }
+        SnapshotMeta snapshot = new SnapshotMeta(raftIndex, node.termAt(raftIndex));
+        node.compact(raftIndex);
+        snapshotIndex = raftIndex;
+        return snapshot;
     }
 
     /** Fails every proposal in flight (the group is removed or the engine closes). */
@@ -98,10 +122,20 @@ final class GroupReplica {
         pending.clear();
     }
 
-    /** Tells the listener when the leader, the term or whether this replica serves changed since it last did. */
+    /**
+     * Tells the listener when the leader, the term or whether this replica serves changed since it last did. A
+     * leader serves once it has committed an entry of its term and applied through it: its machine then holds
+     * every entry committed before it led.
+     */
     void publish(LeadershipListener listener) {
         RaftStatus status = node.status();
-        boolean serving = status.role() == Role.LEADER && node.termAt(status.commitIndex()) == status.term();
+        boolean leads = status.role() == Role.LEADER;
+        if (leads && servingTerm != status.term() && node.termAt(status.commitIndex()) == status.term()
+                && appliedIndex >= status.commitIndex()) {
+            servingTerm = status.term();
+        }
+        boolean serving = leads && servingTerm == status.term();
+        awaitingApply = leads && !serving;
         if (status.leader() != publishedLeader || status.term() != publishedTerm || serving != publishedServing) {
             publishedLeader = status.leader();
             publishedTerm = status.term();

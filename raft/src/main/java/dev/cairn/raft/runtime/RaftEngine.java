@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,8 @@ public final class RaftEngine implements Closeable {
     private final RaftTransport transport;
     private final PeerLiveness liveness;
     private final ScheduledExecutorService livenessThread;
+    /** The apply threads (EngineConfig.applyThreads), or null when the loops apply themselves. */
+    private final ExecutorService applyPool;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong framesDropped = new AtomicLong();
     private final Consumer<Throwable> onFailure;
@@ -63,8 +66,17 @@ public final class RaftEngine implements Closeable {
         this.loops = new RaftLoop[opened.length];
         this.threads = new Thread[opened.length];
         long seed = System.nanoTime() ^ ((long) config.selfId() << 32);
+        AtomicLong applyThreads = new AtomicLong();
+        this.applyPool = config.applyThreads() == 0 ? null : Executors.newFixedThreadPool(config.applyThreads(),
+                runnable -> {
+                    Thread thread = new Thread(runnable, "raft-apply-" + config.selfId() + "-"
+                            + applyThreads.getAndIncrement());
+                    thread.setDaemon(true);
+                    return thread;
+                });
         for (int i = 0; i < loops.length; i++) {
-            loops[i] = new RaftLoop(i, config, opened[i], transport, liveness, listener, this::failed, seed + i);
+            loops[i] = new RaftLoop(i, config, opened[i], transport, liveness, listener, this::failed, applyPool,
+                    seed + i);
             threads[i] = new Thread(loops[i], "raft-loop-" + config.selfId() + "-" + i);
             threads[i].setDaemon(true);
         }
@@ -134,9 +146,9 @@ public final class RaftEngine implements Closeable {
         return config;
     }
 
-    /** Threads this engine runs: its loops and the liveness thread, whatever the number of groups. */
+    /** Threads this engine runs: its loops, the liveness thread and the apply threads, whatever the groups. */
     public int threadCount() {
-        return loops.length + 1;
+        return loops.length + 1 + config.applyThreads();
     }
 
     /** Groups whose state the logs held at start and that are not created (or removed) since. */
@@ -252,7 +264,7 @@ public final class RaftEngine implements Closeable {
         }
         if (liveness.heard(sender, System.nanoTime())) {
             LOG.info("replica {} hears replica {} again", config.selfId(), sender);
-            forEachLoop((loop, unused) -> loop.offer(() -> loop.peerUp(sender)));
+            forEachLoop((loop, unused) -> loop.offer(() -> loop.peerReported(sender, false)));
         }
         if (decoded.messages().isEmpty()) {
             return;
@@ -298,7 +310,7 @@ public final class RaftEngine implements Closeable {
             long now = System.nanoTime();
             PeerLiveness.Check check = liveness.check(now);
             for (int peer : check.down()) {
-                forEachLoop((loop, unused) -> loop.offer(() -> loop.peerDown(peer)));
+                forEachLoop((loop, unused) -> loop.offer(() -> loop.peerReported(peer, true)));
             }
             for (int peer : check.pingDue()) {
                 try {
@@ -343,9 +355,12 @@ public final class RaftEngine implements Closeable {
                     thread.join(JOIN_MS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return;
+                    break;
                 }
             }
+        }
+        if (applyPool != null) {
+            applyPool.shutdownNow();
         }
     }
 }

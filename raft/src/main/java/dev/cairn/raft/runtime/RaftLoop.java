@@ -4,18 +4,16 @@ import dev.cairn.raft.Entry;
 import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.Ready;
-import dev.cairn.raft.SnapshotMeta;
 import dev.cairn.raft.storage.RaftWal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -47,12 +45,14 @@ final class RaftLoop implements Runnable {
     private final PeerLiveness liveness;
     private final LeadershipListener listener;
     private final Consumer<Throwable> onFailure;
+    /** Where committed entries are applied when not on this thread (EngineConfig.applyThreads), or null. */
+    private final Executor applyPool;
     private final LoopQueue tasks;
     private final Map<Integer, GroupReplica> groups = new HashMap<>();
     /** The groups something happened to this turn (a message, a proposal, a tick): only they may have a Ready. */
     private List<GroupReplica> dirty = new ArrayList<>();
     private List<GroupReplica> dirtyNext = new ArrayList<>();
-    private final Map<Integer, List<FrameCodec.GroupMessage>> outgoing = new LinkedHashMap<>();
+    private final PeerOutbox outbox;
     private final SnapshotTransfers transfers;
     private final SplittableRandom random;
     private final long tickNs;
@@ -64,7 +64,8 @@ final class RaftLoop implements Runnable {
     private volatile boolean stopAsked;
 
     RaftLoop(int index, EngineConfig config, RaftWal.Opened opened, RaftTransport transport, PeerLiveness liveness,
-            LeadershipListener listener, Consumer<Throwable> onFailure, long seed) {
+            LeadershipListener listener, Consumer<Throwable> onFailure, Executor applyPool, long seed) {
+        this.applyPool = applyPool;
         this.index = index;
         this.config = config;
         this.wal = opened.wal();
@@ -78,10 +79,11 @@ final class RaftLoop implements Runnable {
         this.tickNs = TimeUnit.MILLISECONDS.toNanos(config.tickMs());
         this.transfers = new SnapshotTransfers(config.selfId(), config.snapshotChunkBytes(), groups::get,
                 this::queueOut);
+        this.outbox = new PeerOutbox(config.selfId(), transport, liveness);
     }
 
     private void queueOut(int peer, FrameCodec.GroupMessage message) {
-        outgoing.computeIfAbsent(peer, p -> new ArrayList<>()).add(message);
+        outbox.add(peer, message);
     }
 
     /** Queues a task for this loop's thread; false when the queue is full or the loop has stopped. */
@@ -117,7 +119,7 @@ final class RaftLoop implements Runnable {
                     nextTick = Math.max(nextTick + tickNs, now);
                 }
                 carryOutReadys();
-                sendOutgoing();
+                outbox.send();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -165,6 +167,13 @@ final class RaftLoop implements Runnable {
         RaftNode node = RaftNode.start(config.selfId(), voters, config.raft(), random.split(), state.hardState(),
                 state.snapshot(), state.entries(), applied);
         GroupReplica replica = new GroupReplica(group, voters, node, machine, applied, snapshotIndex);
+        if (applyPool != null) {
+            replica.lane = new ApplyLane(applyPool, replica::apply, () -> {
+                if (replica.awaitingApply) {
+                    offer(() -> replica.publish(listener));
+                }
+            }, onFailure::accept);
+        }
         groups.put(group, replica);
         markDirty(replica);
         for (int peer : voters) {
@@ -185,6 +194,9 @@ final class RaftLoop implements Runnable {
             sync();
         }
         if (replica != null) {
+            if (replica.lane != null) {
+                replica.lane.close();
+            }
             replica.failPending(ProposalRefusedException.Reason.UNKNOWN_GROUP, "group " + group + " was removed");
         }
         transfers.forget(group);
@@ -197,17 +209,16 @@ final class RaftLoop implements Runnable {
      */
     void compact(int group, long raftIndex, CompletableFuture<Void> done) {
         GroupReplica replica = groups.get(group);
-        if (replica == null || raftIndex <= replica.snapshotIndex || raftIndex > replica.appliedIndex) {
-            done.completeExceptionally(new IllegalArgumentException("group " + group + " cannot compact to "
-                    + raftIndex + (replica == null ? ": no such group" : ": its log starts after "
-                    + replica.snapshotIndex + " and " + replica.appliedIndex + " is applied")));
+        if (replica == null) {
+            done.completeExceptionally(new IllegalArgumentException("no group " + group + " to compact"));
             return;
         }
-        SnapshotMeta snapshot = new SnapshotMeta(raftIndex, replica.node.termAt(raftIndex));
-        replica.node.compact(raftIndex);
-        wal.appendSnapshot(group, snapshot);
-        replica.snapshotIndex = raftIndex;
-        done.complete(null);
+        try {
+            wal.appendSnapshot(group, replica.compact(raftIndex));
+            done.complete(null);
+        } catch (IllegalArgumentException e) {
+            done.completeExceptionally(e);
+        }
     }
 
     void propose(int group, byte[] data, CompletableFuture<Object> future) {
@@ -215,6 +226,11 @@ final class RaftLoop implements Runnable {
         if (replica == null) {
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.UNKNOWN_GROUP,
                     RaftNode.NONE, "no group " + group + " on replica " + config.selfId()));
+            return;
+        }
+        if (replica.lane != null && replica.lane.backlog() > ApplyLane.BACKLOG_MAX) {
+            future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.BUSY,
+                    RaftNode.NONE, "group " + group + " has " + replica.lane.backlog() + " entries to apply"));
             return;
         }
         replica.propose(data, future);
@@ -259,19 +275,15 @@ final class RaftLoop implements Runnable {
         }
     }
 
-    void peerDown(int peer) {
+    /** The failure detector reports {@code peer} down (again) or back up to the groups it is a voter of. */
+    void peerReported(int peer, boolean down) {
         for (GroupReplica replica : groups.values()) {
             if (replica.voters.contains(peer)) {
-                replica.node.onPeerDown(peer);
-                markDirty(replica);
-            }
-        }
-    }
-
-    void peerUp(int peer) {
-        for (GroupReplica replica : groups.values()) {
-            if (replica.voters.contains(peer)) {
-                replica.node.onPeerUp(peer);
+                if (down) {
+                    replica.node.onPeerDown(peer);
+                } else {
+                    replica.node.onPeerUp(peer);
+                }
                 markDirty(replica);
             }
         }
@@ -322,8 +334,12 @@ final class RaftLoop implements Runnable {
                         queueOut(message.to(), new FrameCodec.GroupMessage(replica.group, message));
                     }
                 }
-                for (Entry entry : done.committed()) {
-                    replica.apply(entry);
+                if (replica.lane != null) {
+                    replica.lane.submit(done.committed());
+                } else {
+                    for (Entry entry : done.committed()) {
+                        replica.apply(entry);
+                    }
                 }
                 replica.node.advance(done);
                 replica.publish(listener);
@@ -336,6 +352,10 @@ final class RaftLoop implements Runnable {
     private void persist(GroupReplica replica, Ready ready) {
         int group = replica.group;
         if (ready.snapshot() != null) {
+            if (replica.lane != null) {
+                // A restore replaces the machine's state: no apply of an older entry may run beside it or after it.
+                replica.lane.awaitIdle();
+            }
             replica.machine.finishRestore(ready.snapshot());
             wal.appendSnapshot(group, ready.snapshot());
             replica.snapshotIndex = ready.snapshot().raftIndex();
@@ -360,26 +380,6 @@ final class RaftLoop implements Runnable {
         } catch (IOException e) {
             throw new UncheckedIOException("loop " + index + " could not write its Raft log", e);
         }
-    }
-
-    /** One frame (or a few, when large) per peer for everything this turn's groups said to it. */
-    private void sendOutgoing() {
-        if (outgoing.isEmpty()) {
-            return;
-        }
-        long now = System.nanoTime();
-        for (Map.Entry<Integer, List<FrameCodec.GroupMessage>> batch : outgoing.entrySet()) {
-            int peer = batch.getKey();
-            for (ByteBuffer frame : FrameCodec.encode(config.selfId(), batch.getValue())) {
-                try {
-                    transport.send(peer, frame);
-                } catch (RuntimeException e) {
-                    LOG.debug("loop {}: a frame to replica {} was lost: {}", index, peer, e.toString());
-                }
-            }
-            liveness.sent(peer, now);
-        }
-        outgoing.clear();
     }
 
     private void failAll(ProposalRefusedException.Reason reason, String why) {

@@ -41,12 +41,13 @@ final class EngineCluster implements AutoCloseable {
     }
 
     int snapshotChunkBytes = EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT;
+    int applyThreads;
 
     EngineConfig config(int replica) {
         RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         return new EngineConfig(replica, loops, TICK_MS, raft, false, 200, 50, EngineConfig.LOOP_QUEUE_MAX_DEFAULT,
-                snapshotChunkBytes);
+                snapshotChunkBytes, applyThreads);
     }
 
     RaftEngine start(int replica) throws IOException {

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Compaction through the engine, and a follower that fell behind the compacted log caught up by a snapshot. */
 @Timeout(120)
@@ -52,9 +54,12 @@ class EngineSnapshotTest {
         return commands;
     }
 
-    @Test
-    void aFollowerBehindTheCompactedLogCatchesUpFromASnapshotInManyChunks() throws Exception {
+    /** With the loops applying entries themselves, and with two apply threads (restores wait for the lane). */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void aFollowerBehindTheCompactedLogCatchesUpFromASnapshotInManyChunks(int applyThreads) throws Exception {
         try (EngineCluster cluster = new EngineCluster(root, 3, 2)) {
+            cluster.applyThreads = applyThreads;
             cluster.snapshotChunkBytes = 16;
             cluster.startAll();
             for (int replica = 1; replica <= 3; replica++) {
@@ -97,9 +102,11 @@ class EngineSnapshotTest {
         }
     }
 
-    @Test
-    void aReplicaRestartsFromItsCompactedLogAndItsMachinesState() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void aReplicaRestartsFromItsCompactedLogAndItsMachinesState(int applyThreads) throws Exception {
         try (EngineCluster cluster = new EngineCluster(root, 3, 1)) {
+            cluster.applyThreads = applyThreads;
             cluster.startAll();
             for (int replica = 1; replica <= 3; replica++) {
                 create(cluster, replica);
