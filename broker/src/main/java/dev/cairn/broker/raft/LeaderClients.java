@@ -66,6 +66,11 @@ final class LeaderClients implements Closeable {
      * ({@link KeptClient#ATTEMPT_TIMEOUT_MS}), so a failover alone does not.
      */
     static final long STALLED_AFTER_MS = 10_000;
+    /**
+     * How long {@link #close} waits for the kept clients, closed all at once: one with requests its leader holds takes
+     * gRPC's graceful then forced channel close (3 + 2 s); one after the other they took minutes (issue 16 item 10).
+     */
+    static final long CLOSE_WAIT_MS = 6_000;
 
     /** The bounds above, as one value (tests lower them). */
     record Bounds(int idleClientsMax, int outstandingMax, long stalledAfterMs) {
@@ -78,6 +83,8 @@ final class LeaderClients implements Closeable {
     /** Ratis's TLS configuration (raft.ssl.*), empty for plaintext; Ratis only reads it. */
     private final Parameters parameters;
     private final Map<UUID, KeptClient> clients = new ConcurrentHashMap<>();
+    /** Set by {@link #close}: no client is built any more, and requests fail at once. */
+    private volatile boolean closed;
     private final int idleClientsMax;
     private final int outstandingMax;
     private final long stalledAfterNanos;
@@ -159,6 +166,9 @@ final class LeaderClients implements Closeable {
     private CompletableFuture<RaftClientReply> exchange(TopicPartition tp, Group group,
             Function<RaftClient, CompletableFuture<RaftClientReply>> request, long timeoutMs) {
         KeptClient kept = acquire(group);
+        if (kept == null) {
+            return CompletableFuture.failedFuture(new AlreadyClosedException(tp + ": the broker is closing"));
+        }
         CompletableFuture<RaftClientReply> sent = kept.start(request);
         if (sent == null) {
             release(kept);
@@ -188,6 +198,9 @@ final class LeaderClients implements Closeable {
             return CompletableFuture.completedFuture(false);
         }
         KeptClient built = acquire(group.get());
+        if (built == null) {
+            return CompletableFuture.completedFuture(false);
+        }
         RaftClient client = built.client();
         try {
             return CompletableFuture.supplyAsync(() -> {
@@ -218,9 +231,13 @@ final class LeaderClients implements Closeable {
     /**
      * The group's client, counted as in use until {@link #release}; built afresh when metadata lists other replicas
      * than the one kept was built for (a reassignment moved them): a client knows only the peers it was built with.
+     * Null once {@link #close} began.
      */
     private KeptClient acquire(Group group) {
-        return clients.compute(group.gid(), (gid, kept) -> {
+        if (closed) {
+            return null;
+        }
+        KeptClient acquired = clients.compute(group.gid(), (gid, kept) -> {
             KeptClient current = kept;
             if (current == null || !current.replicas().equals(group.replicas())) {
                 if (current != null) {
@@ -232,6 +249,15 @@ final class LeaderClients implements Closeable {
             current.lastUsedNanos = System.nanoTime();
             return current;
         });
+        if (closed) {
+            // Built while close ran: close set the flag before it took the clients, so either it took this one or
+            // this check sees the flag; whichever removes it closes it.
+            if (clients.remove(group.gid(), acquired)) {
+                closeLater(group.gid(), acquired.client());
+            }
+            return null;
+        }
+        return acquired;
     }
 
     /**
@@ -351,11 +377,23 @@ final class LeaderClients implements Closeable {
                 .build();
     }
 
+    /** Closes every kept client at once, waiting at most {@link #CLOSE_WAIT_MS}; later requests fail at once. */
     @Override
-    public void close() throws IOException {
+    public void close() {
+        BoundedClose.awaitAll("Raft clients to partition leaders", closeAll(), CLOSE_WAIT_MS);
+    }
+
+    /** Starts closing every kept client, each on a thread of its own, and returns at once. */
+    List<BoundedClose> closeAll() {
+        closed = true;
         transfers.shutdownNow();
-        for (KeptClient built : clients.values()) {
-            built.client().close();
+        List<BoundedClose> closing = new java.util.ArrayList<>();
+        for (UUID gid : List.copyOf(clients.keySet())) {
+            KeptClient kept = clients.remove(gid);
+            if (kept != null) {
+                closing.add(BoundedClose.start("Raft client of group " + gid, kept.client()::close));
+            }
         }
+        return closing;
     }
 }

@@ -180,6 +180,45 @@ class LeaderClientsTest {
         }
     }
 
+    /**
+     * Issue 16 item 10: closing a broker closes every kept client, and a client with requests outstanding at a leader
+     * that answers nothing takes gRPC's graceful channel close (3 s) and then its forced close (2 s). One after the
+     * other, a broker with many such clients took minutes to close while its Raft server, still open, kept holding
+     * elections with the other closing brokers. They are closed together, and close returns within
+     * {@link LeaderClients#CLOSE_WAIT_MS} whatever they do.
+     */
+    @Test
+    @Timeout(60)
+    void closingManyClientsWhoseLeaderAnswersNothingIsBounded() throws Exception {
+        int topics = 8;
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            String silentLeader = "127.0.0.1:" + silent.getLocalPort();
+            ClusterMetadata metadata = new ClusterMetadata(change -> { });
+            for (int t = 0; t < topics; t++) {
+                metadata.apply(t + 1, new MetadataCommand.CreateTopic(new TopicInfo("t" + t, UUID.randomUUID(),
+                        List.of(List.of(7)), Map.of())));
+            }
+            RatisSettings settings = RatisSettings.defaults(new File("unused"), "127.0.0.1", 0);
+            LeaderClients clients = new LeaderClients(metadata::image,
+                    ids -> List.of(RaftHost.peer("7", silentLeader)), settings.toProperties(),
+                    settings.toParameters());
+            List<java.util.concurrent.CompletableFuture<Result>> sends = new java.util.ArrayList<>();
+            for (int t = 0; t < topics; t++) {
+                sends.add(clients.send(new TopicPartition("t" + t, 0), ByteBuffer.wrap(new byte[] {1}), 30_000));
+            }
+            assertEquals(topics, clients.clientReplicas().size());
+            long startNanos = System.nanoTime();
+            clients.close();
+            long closeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            System.out.println("closing " + topics + " clients took " + closeMs + " ms");
+            assertTrue(closeMs < LeaderClients.CLOSE_WAIT_MS + 1_000, "close took " + closeMs + " ms");
+            for (var send : sends) {
+                assertInstanceOf(Result.Rejected.class, send.get(40, TimeUnit.SECONDS));
+            }
+        }
+    }
+
     private static ClusterMetadata singlePartitionTopic() {
         ClusterMetadata metadata = new ClusterMetadata(change -> { });
         metadata.apply(1, new MetadataCommand.CreateTopic(new TopicInfo("orders", UUID.randomUUID(),
