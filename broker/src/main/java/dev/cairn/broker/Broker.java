@@ -147,6 +147,12 @@ public final class Broker implements Closeable {
      * timeouts, small next to the smallest session timeout allowed.
      */
     static final long GROUP_TICK_INTERVAL_MS = 100;
+    /**
+     * The longest {@link #close} takes, also when every other broker of the cluster is closing at the same moment
+     * (issue 16 item 10): the metrics endpoint, the Kafka listener, then the Raft side, each within its own bound.
+     */
+    public static final long CLOSE_MS_MAX = MetricsServer.CLOSE_MS_MAX + KafkaServer.CLOSE_MS_MAX
+            + RatisCluster.CLOSE_MS_MAX;
 
     private final BrokerConfig config;
     private final RatisCluster cluster;
@@ -658,8 +664,13 @@ public final class Broker implements Closeable {
         return metricsServer == null ? -1 : metricsServer.port();
     }
 
+    /**
+     * Stops serving clients, then closes the Raft side (see RaftShutdown), within {@link #CLOSE_MS_MAX}. Requests in
+     * flight get no answer; every acknowledged record is in a majority of Raft logs and survives.
+     */
     @Override
     public void close() throws IOException {
+        long startNanos = System.nanoTime();
         LOG.info("Cairn node {} shutting down", config.nodeId());
         if (metricsServer != null) {
             metricsServer.close();
@@ -668,6 +679,7 @@ public final class Broker implements Closeable {
         timers.close();
         cluster.close();
         metrics.close();
-        LOG.info("Cairn node {} stopped", config.nodeId());
+        LOG.info("Cairn node {} stopped in {} ms", config.nodeId(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
     }
 }

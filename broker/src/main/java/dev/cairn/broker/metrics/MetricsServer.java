@@ -22,6 +22,8 @@ public final class MetricsServer implements Closeable {
     private static final int BACKLOG_MAX = 16;
     /** How long close waits for a scrape in progress. */
     private static final int STOP_WAIT_SECONDS = 1;
+    /** The longest {@link #close} takes. */
+    public static final long CLOSE_MS_MAX = STOP_WAIT_SECONDS * 1_000L;
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final HttpServer server;

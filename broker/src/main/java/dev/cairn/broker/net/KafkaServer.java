@@ -35,6 +35,10 @@ public final class KafkaServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
     /** Kafka's connections.max.idle.ms default: an idle connection is closed after ten minutes. */
     public static final long CONNECTION_IDLE_MS_MAX = 10 * 60 * 1000L;
+    /** How long close lets each event loop group run tasks already queued (Netty's graceful shutdown timeout). */
+    private static final long EVENT_LOOPS_SHUTDOWN_MS_MAX = 2_000;
+    /** The longest {@link #close} takes: the worker and then the boss event loops. */
+    public static final long CLOSE_MS_MAX = 2 * EVENT_LOOPS_SHUTDOWN_MS_MAX;
 
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -203,10 +207,11 @@ public final class KafkaServer implements Closeable {
         return traffic.bytesOut();
     }
 
+    /** Stops listening, closes every connection (requests in flight get no answer) and ends the event loops. */
     @Override
     public void close() {
         serverChannels.forEach(channel -> channel.close().syncUninterruptibly());
-        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, EVENT_LOOPS_SHUTDOWN_MS_MAX, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        bossGroup.shutdownGracefully(0, EVENT_LOOPS_SHUTDOWN_MS_MAX, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 }

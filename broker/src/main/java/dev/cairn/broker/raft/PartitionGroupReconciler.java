@@ -52,8 +52,12 @@ final class PartitionGroupReconciler implements Closeable {
     private static final long GROUP_CHANGE_THREAD_IDLE_S = 30;
     /** How long a hosted replica must stay out of metadata's placement before {@link #sweepOrphans} removes it. */
     static final long ORPHAN_GRACE_MS = 30_000;
-    /** How long shutdown waits for a reconciliation in progress. */
-    private static final long RECONCILE_SHUTDOWN_WAIT_MS = 10_000;
+    /**
+     * How long shutdown waits for a reconciliation in progress. Groups it had no time to add are added after the
+     * restart (the index is written first); replicas it had no time to remove are removed then (the deletion replays,
+     * or the orphan sweep finds them).
+     */
+    static final long RECONCILE_SHUTDOWN_WAIT_MS = 5_000;
 
     private final int nodeId;
     private final RaftHost host;

@@ -54,6 +54,8 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     private static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(PartitionGroups.METADATA_GROUP_ID);
     /** How long a committed metadata change waits to be applied here before answering (read your own change). */
     static final long METADATA_LOCAL_APPLY_WAIT_MS = 5_000;
+    /** The longest {@link #close} takes. */
+    public static final long CLOSE_MS_MAX = RaftShutdown.CLOSE_MS_MAX;
 
     private final int nodeId;
     /** The metadata group's voters as raft.voters lists them; without this broker when it joins later. */
@@ -375,13 +377,10 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         appendListeners.add(listener);
     }
 
+    /** Closes the Raft side within {@link #CLOSE_MS_MAX}, also when every peer is closing too (see RaftShutdown). */
     @Override
-    public void close() throws IOException {
-        reconciler.close();
-        leaderClients.close();
-        metadataClient.close();
-        metadataApplied.releaseAll();
-        host.close();
-        offsets.close();
+    public void close() {
+        RaftShutdown.close(nodeId, reconciler, leaderClients, metadataClient, metadataApplied::releaseAll, host,
+                offsets);
     }
 }
