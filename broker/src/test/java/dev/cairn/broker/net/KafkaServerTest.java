@@ -101,6 +101,35 @@ class KafkaServerTest {
         }
     }
 
+    /**
+     * Issue 16 item 10: the broker closes its Raft side after this listener, so a handler that blocks an event loop
+     * must not hold the broker's close: close returns within {@link KafkaServer#CLOSE_MS_MAX} and leaves that loop.
+     */
+    @Test
+    void closeIsBoundedWhenAHandlerBlocksAnEventLoop() throws Exception {
+        java.util.concurrent.CountDownLatch blocking = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        KafkaServer blocked = KafkaServer.start("127.0.0.1", 0, (context, request) -> {
+            blocking.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return new CompletableFuture<>();
+        }, REQUEST_BYTES_MAX, 5000, 2);
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), blocked.port())) {
+            socket.getOutputStream().write(apiVersionsRequest((short) 3, 1));
+            assertTrue(blocking.await(SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS), "the handler runs");
+            long startNanos = System.nanoTime();
+            blocked.close();
+            long closeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            assertTrue(closeMs <= KafkaServer.CLOSE_MS_MAX + 1_000, "close took " + closeMs + " ms");
+        } finally {
+            release.countDown();
+        }
+    }
+
     @Test
     void apiVersionsIsAnsweredForEverySupportedVersionAndUnknownOnesGetTheV0Fallback() throws IOException {
         Socket socket = connect();
