@@ -23,6 +23,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -279,7 +280,7 @@ class StopAllBrokersIT {
                         sleepMs(100);
                     }
                 }
-                consumer.close(Duration.ZERO);
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
             }
         }, runnable -> new Thread(runnable, "consumer-" + group).start());
     }
