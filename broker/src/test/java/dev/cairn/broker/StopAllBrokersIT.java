@@ -137,6 +137,8 @@ class StopAllBrokersIT {
         restartAllTogether();
         awaitLeaders();
         Set<String> read = consumeAll(acknowledged);
+        System.out.println("StopAllBrokersIT: " + acknowledged.size() + " records acknowledged, " + read.size()
+                + " read after the restart");
         Set<String> lost = new TreeSet<>(acknowledged);
         lost.removeAll(read);
         assertEquals(Set.of(), lost, "acknowledged records lost by closing every broker (" + acknowledged.size()
