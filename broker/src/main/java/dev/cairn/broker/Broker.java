@@ -193,6 +193,11 @@ public final class Broker implements Closeable {
         Path dataDir = config.dataDir().toAbsolutePath().normalize();
         Files.createDirectories(dataDir);
         String localClusterId = ClusterIdentity.local(dataDir);
+        if (config.raftEngine() == dev.cairn.broker.config.RaftEngineKeys.Engine.CAIRN) {
+            throw new dev.cairn.broker.config.ConfigException("raft.engine=cairn: partitions cannot run on the cairn "
+                    + "engine in this build yet (docs/engine-integration.md); use raft.engine=ratis");
+        }
+        RaftEngineMarker.check(dataDir, config.raftEngine());
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
                 config.nodeId(), config.kafkaListener(), config.raftListener(), dataDir);
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));

@@ -162,7 +162,7 @@ public record BrokerConfig(
             MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
             GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, NUM_IO_THREADS,
             QUEUED_MAX_REQUEST_BYTES, METRICS_PORT, LOG_CLEANER_BACKOFF_MS), Stream.of(SecurityKeys.KEYS,
-            RaftTlsKeys.KEYS, TransactionKeys.KEYS).flatMap(List::stream)).toList();
+            RaftTlsKeys.KEYS, TransactionKeys.KEYS, RaftEngineKeys.KEYS).flatMap(List::stream)).toList();
 
     public BrokerConfig {
         raftVoters = List.copyOf(raftVoters);
@@ -197,6 +197,17 @@ public record BrokerConfig(
     /** {@code log.cleaner.backoff.ms}: how often leaders check whether a compaction pass is due. */
     public long logCleanerBackoffMs() {
         return LOG_CLEANER_BACKOFF_MS.parse(text(LOG_CLEANER_BACKOFF_MS));
+    }
+
+    /** {@code raft.engine}: the Raft implementation of the partitions' groups. */
+    public RaftEngineKeys.Engine raftEngine() {
+        return RaftEngineKeys.RAFT_ENGINE.parse(text(RaftEngineKeys.RAFT_ENGINE));
+    }
+
+    /** {@code raft.engine.listener}, or raft.listener's host with port 0 (any free port) when it is not set. */
+    public HostPort raftEngineListener() {
+        String text = text(RaftEngineKeys.RAFT_ENGINE_LISTENER);
+        return text.isEmpty() ? new HostPort(raftListener.host(), 0) : HostPort.parse(text);
     }
 
     /** {@code raft.snapshot.interval.bytes}: applied bytes after which a partition group snapshots. */
@@ -425,6 +436,7 @@ public record BrokerConfig(
             problems.add("group.min.session.timeout.ms=" + groupMinSessionTimeoutMs
                     + " exceeds group.max.session.timeout.ms=" + groupMaxSessionTimeoutMs);
         }
+        problems.addAll(RaftEngineKeys.problems(this));
         if (!problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", problems));
         }

@@ -1,0 +1,86 @@
+package dev.cairn.broker.config;
+
+import static dev.cairn.broker.config.ConfigKey.stringKey;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Which Raft implementation runs the partitions' groups. {@code ratis} (the default): Apache Ratis, a server thread
+ * set and a log per group. {@code cairn}: Cairn's own multi-Raft engine (docs/multi-raft.md), a fixed set of event
+ * loops and one write-ahead log per loop whatever the partition count, its frames on {@code raft.engine.listener}.
+ * The metadata group stays on Ratis either way. The choice is recorded in the data directory at first start and a
+ * different one is refused later (the offsets store counts Raft indexes of one engine).
+ */
+public final class RaftEngineKeys {
+    /** The engines a broker can run partitions on. */
+    public enum Engine {
+        RATIS, CAIRN;
+
+        /** The name as {@code raft.engine} spells it. */
+        public String configName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "ratis",
+            "Raft implementation of the partitions' groups: ratis (Apache Ratis) or cairn (Cairn's multi-Raft engine, "
+            + "shared event loops and logs; single broker, no raft.ssl.*; see docs/multi-raft.md). Fixed per data "
+            + "directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
+    public static final ConfigKey<String> RAFT_ENGINE_LISTENER = stringKey("raft.engine.listener", "",
+            "host:port where the cairn engine takes Raft frames from other brokers; empty: raft.listener's host, "
+            + "any free port (registered in metadata). Unused with raft.engine=ratis.");
+
+    /**
+     * The largest Raft entry the cairn engine carries: an entry travels whole in one frame of at most 32 MiB
+     * ({@code FrameCodec.FRAME_BYTES_MAX}), so {@code message.max.bytes} is capped under it with this engine, leaving
+     * room for the command's header and the frame's.
+     */
+    public static final int ENGINE_BATCH_BYTES_MAX = 32 * 1024 * 1024 - 64 * 1024;
+
+    public static final List<ConfigKey<?>> KEYS = List.of(RAFT_ENGINE, RAFT_ENGINE_LISTENER);
+
+    private RaftEngineKeys() {
+    }
+
+    private static Engine parseEngine(String text) {
+        for (Engine engine : Engine.values()) {
+            if (engine.configName().equals(text)) {
+                return engine;
+            }
+        }
+        throw new ConfigException(text + " is neither ratis nor cairn");
+    }
+
+    /** What {@code raft.engine=cairn} cannot run with yet, each naming the keys involved; empty with ratis. */
+    static List<String> problems(BrokerConfig config) {
+        if (RAFT_ENGINE.parse(config.text(RAFT_ENGINE)) != Engine.CAIRN) {
+            return List.of();
+        }
+        List<String> problems = new java.util.ArrayList<>();
+        if (RaftTlsKeys.RAFT_SSL_ENABLED.parse(config.text(RaftTlsKeys.RAFT_SSL_ENABLED))) {
+            problems.add("raft.engine=cairn has no TLS between brokers yet; raft.ssl.enabled=true needs "
+                    + "raft.engine=ratis");
+        }
+        if (config.nodeId() == Integer.MAX_VALUE) {
+            problems.add("raft.engine=cairn numbers replicas node.id+1, so node.id must be below " + Integer.MAX_VALUE);
+        }
+        if (config.messageMaxBytes() > ENGINE_BATCH_BYTES_MAX) {
+            problems.add("message.max.bytes=" + config.messageMaxBytes() + " exceeds " + ENGINE_BATCH_BYTES_MAX
+                    + ", the largest batch one raft.engine=cairn frame carries");
+        }
+        if (config.raftVoters().size() > 1 || config.joinsCluster()) {
+            problems.add("raft.engine=cairn runs one broker for now (no forwarding between brokers yet), but "
+                    + "raft.voters=" + config.raftVoters() + " names another");
+        }
+        String listener = config.text(RAFT_ENGINE_LISTENER);
+        if (!listener.isEmpty()) {
+            try {
+                HostPort.parse(listener);
+            } catch (ConfigException e) {
+                problems.add("raft.engine.listener=" + listener + ": " + e.getMessage());
+            }
+        }
+        return problems;
+    }
+}

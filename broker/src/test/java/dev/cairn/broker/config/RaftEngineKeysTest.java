@@ -1,0 +1,45 @@
+package dev.cairn.broker.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RaftEngineKeysTest {
+
+    @Test
+    void ratisIsTheDefaultAndCairnIsChosenByName() {
+        assertEquals(RaftEngineKeys.Engine.RATIS, BrokerConfig.defaults().raftEngine());
+        BrokerConfig cairn = BrokerConfig.fromMap(Map.of("raft.engine", "cairn"));
+        assertEquals(RaftEngineKeys.Engine.CAIRN, cairn.raftEngine());
+        assertEquals(new HostPort("127.0.0.1", 0), cairn.raftEngineListener(), "raft.listener's host, any port");
+        assertEquals(new HostPort("127.0.0.1", 9095), BrokerConfig.fromMap(Map.of("raft.engine", "cairn",
+                "raft.engine.listener", "127.0.0.1:9095")).raftEngineListener());
+        ConfigException unknown = assertThrows(ConfigException.class,
+                () -> BrokerConfig.fromMap(Map.of("raft.engine", "Ratis2")));
+        assertTrue(unknown.getMessage().contains("raft.engine"), unknown.getMessage());
+    }
+
+    @Test
+    void cairnRefusesWhatItCannotRunYet() {
+        assertRefused(Map.of("raft.engine", "cairn", "raft.ssl.enabled", "true",
+                "raft.ssl.keystore.location", "k.p12", "raft.ssl.truststore.location", "t.p12"), "raft.ssl.enabled");
+        assertRefused(Map.of("raft.engine", "cairn", "node.id", Integer.toString(Integer.MAX_VALUE),
+                "raft.voters", Integer.MAX_VALUE + "@127.0.0.1:9093"), "node.id");
+        assertRefused(Map.of("raft.engine", "cairn", "message.max.bytes", Integer.toString(40 << 20),
+                "socket.request.max.bytes", Integer.toString(100 << 20)), "message.max.bytes");
+        assertRefused(Map.of("raft.engine", "cairn", "raft.voters", "1@127.0.0.1:9093,2@127.0.0.1:9193"),
+                "raft.voters");
+        assertRefused(Map.of("raft.engine", "cairn", "raft.engine.listener", "nohost"), "raft.engine.listener");
+        // The same values are fine on Ratis.
+        BrokerConfig.fromMap(Map.of("message.max.bytes", Integer.toString(40 << 20),
+                "socket.request.max.bytes", Integer.toString(100 << 20)));
+    }
+
+    private static void assertRefused(Map<String, String> values, String naming) {
+        ConfigException refused = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(values));
+        assertTrue(refused.getMessage().contains(naming), refused.getMessage());
+    }
+}
