@@ -73,6 +73,8 @@ import dev.cairn.broker.api.ProducerIds;
 import dev.cairn.broker.cluster.BrokerInfo;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataResult;
+import dev.cairn.broker.cluster.MetadataService;
+import dev.cairn.broker.cluster.PartitionHost;
 import dev.cairn.broker.cluster.ReplicatedPartitions;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
@@ -95,10 +97,9 @@ import dev.cairn.broker.net.KafkaServer;
 import dev.cairn.broker.net.TlsContextSource;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.partition.Partition;
-import dev.cairn.broker.raft.LeadershipBalancer;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
-import dev.cairn.broker.raft.ReplicaRaftState;
+import dev.cairn.broker.cluster.ReplicaRaftState;
 import dev.cairn.protocol.ApiKey;
 import dev.cairn.protocol.record.BatchValidationConfig;
 import java.io.Closeable;
@@ -155,17 +156,20 @@ public final class Broker implements Closeable {
             + RatisCluster.CLOSE_MS_MAX;
 
     private final BrokerConfig config;
+    /** The metadata group (and, with raft.engine=ratis, the partition groups too). */
     private final RatisCluster cluster;
+    private final PartitionHost partitions;
     private final BrokerTimers timers;
     private final KafkaServer server;
     private final BrokerMetrics metrics;
     /** The Prometheus endpoint, or null when metrics.port is -1. */
     private final MetricsServer metricsServer;
 
-    private Broker(BrokerConfig config, RatisCluster cluster, BrokerTimers timers, KafkaServer server,
-            MetricsServer metricsServer, BrokerMetrics metrics) {
+    private Broker(BrokerConfig config, RatisCluster cluster, PartitionHost partitions, BrokerTimers timers,
+            KafkaServer server, MetricsServer metricsServer, BrokerMetrics metrics) {
         this.config = config;
         this.cluster = cluster;
+        this.partitions = partitions;
         this.timers = timers;
         this.server = server;
         this.metricsServer = metricsServer;
@@ -221,6 +225,7 @@ public final class Broker implements Closeable {
         // could not be replayed. Commits are rare next to produces; the cost is small.
         RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
                 RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true));
+        PartitionHost partitions = cluster;
         BrokerTimers timers = new BrokerTimers();
         ScheduledExecutorService maintenance = timers.maintenance();
         KafkaServer server = null;
@@ -235,7 +240,7 @@ public final class Broker implements Closeable {
             clusterId = ClusterIdentity.agree(cluster, dataDir, localClusterId, REGISTRATION_WAIT_MS_MAX);
             GroupCoordinator groups = groupCoordinator(config, cluster);
             RequestHandler handler = new MeteredRequestHandler(
-                    handlers(config, cluster, timers.requests(), clusterId, groups, metrics), metrics);
+                    handlers(config, cluster, partitions, timers.requests(), clusterId, groups, metrics), metrics);
             List<KafkaServer.Endpoint> endpoints = endpoints(config, cluster);
             try {
                 server = KafkaServer.start(endpoints, handler, config.socketRequestMaxBytes(), config.maxConnections(),
@@ -244,32 +249,17 @@ public final class Broker implements Closeable {
                 // Netty rethrows the bind failure as it came, a checked IOException included.
                 throw AddressInUse.named(e, "listeners", config.text(BrokerConfig.LISTENERS));
             }
-            registerGauges(metrics, config, cluster, groups, server);
+            registerGauges(metrics, config, cluster, partitions, groups, server);
             if (config.metricsPort() >= 0) {
                 metricsServer = MetricsServer.start(config.listener().host(), config.metricsPort(), metrics);
                 GroupLagMetrics groupLag = new GroupLagMetrics(metrics);
-                maintenance.scheduleWithFixedDelay(() -> groupLag.refresh(cluster.localReplicas().stream()
-                        .filter(p -> cluster.leadership(new TopicPartition(p.topic(), p.partition())).local())
+                maintenance.scheduleWithFixedDelay(() -> groupLag.refresh(partitions.localReplicas().stream()
+                        .filter(p -> partitions.leadership(new TopicPartition(p.topic(), p.partition())).local())
                         .toList()), GROUP_LAG_REFRESH_MS, GROUP_LAG_REFRESH_MS, TimeUnit.MILLISECONDS);
             }
             register(cluster, config, server);
             scheduleTlsReloads(config, endpoints, maintenance);
-            maintenance.scheduleWithFixedDelay(() -> cluster.publishPartitionStates(System.currentTimeMillis(),
-                    config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
-                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
-                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            maintenance.scheduleWithFixedDelay(() -> cluster.driveReassignments(LEADERSHIP_TRANSFER_TIMEOUT_MS,
-                    System.currentTimeMillis()),
-                    PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
-            scheduleLeadershipMoves(config, cluster.leadershipBalancer(), maintenance);
-            long cleanerBackoff = config.logCleanerBackoffMs();
-            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().compact(System.currentTimeMillis(),
-                    COMPACTION_SUBMIT_TIMEOUT_MS), cleanerBackoff, cleanerBackoff, TimeUnit.MILLISECONDS);
-            long interval = config.logRetentionCheckIntervalMs();
-            maintenance.scheduleWithFixedDelay(() -> cluster.leaderJobs().enforceRetention(System.currentTimeMillis(),
-                    RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
+            schedulePartitionMaintenance(config, cluster, partitions, maintenance);
             timers.requests().scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()),
                     GROUP_TICK_INTERVAL_MS, GROUP_TICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -292,7 +282,7 @@ public final class Broker implements Closeable {
         }
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, String.join(",", kafkaEndpoints), config.raftListener(), dataDir);
-        return new Broker(config, cluster, timers, server, metricsServer, metrics);
+        return new Broker(config, cluster, partitions, timers, server, metricsServer, metrics);
     }
 
     /** Logback's levels, for Kafka's BROKER_LOGGER configs. */
@@ -329,8 +319,34 @@ public final class Broker implements Closeable {
         return endpoints;
     }
 
+    /**
+     * The partitions' maintenance on the shared timer: partition states and broker liveness published, topic configs,
+     * reassignments, leadership moves, compaction and retention.
+     */
+    private static void schedulePartitionMaintenance(BrokerConfig config, RatisCluster cluster,
+            PartitionHost partitions, ScheduledExecutorService maintenance) {
+        maintenance.scheduleWithFixedDelay(() -> partitions.publishPartitionStates(System.currentTimeMillis(),
+                config.replicaLagTimeMaxMs()), 0, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+        maintenance.scheduleWithFixedDelay(
+                () -> partitions.leaderJobs().syncTopicConfigs(RETENTION_SUBMIT_TIMEOUT_MS),
+                PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+        maintenance.scheduleWithFixedDelay(() -> cluster.publishBrokerLiveness(config.brokerSessionTimeoutMs()),
+                PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+        maintenance.scheduleWithFixedDelay(() -> partitions.driveReassignments(LEADERSHIP_TRANSFER_TIMEOUT_MS,
+                System.currentTimeMillis()),
+                PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS, TimeUnit.MILLISECONDS);
+        scheduleLeadershipMoves(config, partitions, maintenance);
+        long cleanerBackoff = config.logCleanerBackoffMs();
+        maintenance.scheduleWithFixedDelay(() -> partitions.leaderJobs().compact(System.currentTimeMillis(),
+                COMPACTION_SUBMIT_TIMEOUT_MS), cleanerBackoff, cleanerBackoff, TimeUnit.MILLISECONDS);
+        long interval = config.logRetentionCheckIntervalMs();
+        maintenance.scheduleWithFixedDelay(() -> partitions.leaderJobs().enforceRetention(
+                System.currentTimeMillis(),
+                RETENTION_SUBMIT_TIMEOUT_MS), interval, interval, TimeUnit.MILLISECONDS);
+    }
+
     /** Leaderships leave replicas that went offline here, and (when enabled) return to preferred replicas. */
-    private static void scheduleLeadershipMoves(BrokerConfig config, LeadershipBalancer leaderships,
+    private static void scheduleLeadershipMoves(BrokerConfig config, PartitionHost leaderships,
             ScheduledExecutorService maintenance) {
         maintenance.scheduleWithFixedDelay(() -> leaderships.handOverOfflineLeaderships(System.currentTimeMillis(),
                 LEADERSHIP_TRANSFER_TIMEOUT_MS), PARTITION_STATE_CHECK_MS, PARTITION_STATE_CHECK_MS,
@@ -374,8 +390,8 @@ public final class Broker implements Closeable {
     }
 
     /** Gauges and totals read from live state at scrape time (see README, Metrics). */
-    private static void registerGauges(BrokerMetrics metrics, BrokerConfig config, RatisCluster cluster,
-            GroupCoordinator groups, KafkaServer server) {
+    private static void registerGauges(BrokerMetrics metrics, BrokerConfig config, MetadataService cluster,
+            PartitionHost partitions, GroupCoordinator groups, KafkaServer server) {
         metrics.counter("cairn.bytes.in", "Bytes of request frames received from clients", server::bytesIn);
         metrics.counter("cairn.bytes.out", "Bytes of response frames sent to clients", server::bytesOut);
         metrics.gauge("cairn.connections", "Open client connections", server::openConnections);
@@ -384,29 +400,30 @@ public final class Broker implements Closeable {
         metrics.gauge("cairn.consumer.groups", "Consumer groups this broker coordinates",
                 () -> groups.listGroups().size());
         metrics.gauge("cairn.partitions", "Partitions with a replica on this broker",
-                () -> replicaCounts(config, cluster).partitions());
+                () -> replicaCounts(config, cluster, partitions).partitions());
         metrics.gauge("cairn.partition.leaders", "Partitions this broker leads",
-                () -> replicaCounts(config, cluster).leaders());
+                () -> replicaCounts(config, cluster, partitions).leaders());
         metrics.gauge("cairn.under.replicated.partitions",
                 "Partitions this broker leads with fewer in-sync replicas than replicas",
-                () -> replicaCounts(config, cluster).underReplicated());
+                () -> replicaCounts(config, cluster, partitions).underReplicated());
         metrics.gauge("cairn.log.size.bytes", "Bytes of log segments of the replicas on this broker",
-                () -> cluster.localReplicas().stream().mapToLong(Partition::logSizeBytes).sum());
+                () -> partitions.localReplicas().stream().mapToLong(Partition::logSizeBytes).sum());
         metrics.gauge("cairn.log.segments", "Log segments of the replicas on this broker",
-                () -> cluster.localReplicas().stream().mapToLong(Partition::logSegmentCount).sum());
+                () -> partitions.localReplicas().stream().mapToLong(Partition::logSegmentCount).sum());
         metrics.counter("cairn.log.cleaner.passes", "Compaction passes the replicas on this broker applied",
-                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().passes()).sum());
+                () -> partitions.localReplicas().stream().mapToLong(p -> p.compactionStats().passes()).sum());
         metrics.counter("cairn.log.cleaner.read.bytes", "Segment bytes compaction passes read and rewrote from",
-                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesRead()).sum());
+                () -> partitions.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesRead()).sum());
         metrics.counter("cairn.log.cleaner.written.bytes", "Segment bytes left after compaction passes",
-                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesWritten()).sum());
+                () -> partitions.localReplicas().stream().mapToLong(p -> p.compactionStats().bytesWritten()).sum());
         metrics.counter("cairn.log.cleaner.removed.records", "Records compaction removed (superseded, keyless, "
                 + "expired tombstones)",
-                () -> cluster.localReplicas().stream().mapToLong(p -> p.compactionStats().recordsRemoved()).sum());
+                () -> partitions.localReplicas().stream().mapToLong(p -> p.compactionStats().recordsRemoved()).sum());
     }
 
-    private static ReplicaCounts replicaCounts(BrokerConfig config, RatisCluster cluster) {
-        return ReplicaCounts.of(cluster.image(), config.nodeId(), tp -> cluster.leadership(tp).local());
+    private static ReplicaCounts replicaCounts(BrokerConfig config, MetadataService cluster,
+            PartitionHost partitions) {
+        return ReplicaCounts.of(cluster.image(), config.nodeId(), tp -> partitions.leadership(tp).local());
     }
 
     /**
@@ -426,21 +443,21 @@ public final class Broker implements Closeable {
         return coordinator != null && coordinator.nodeId() == nodeId;
     }
 
-    private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, ScheduledExecutorService timer,
-            String clusterId, GroupCoordinator groups, BrokerMetrics metrics) {
-        ReplicatedPartitions timedPartitions = new TimedReplicatedPartitions(cluster, metrics);
+    private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, PartitionHost partitions,
+            ScheduledExecutorService timer, String clusterId, GroupCoordinator groups, BrokerMetrics metrics) {
+        ReplicatedPartitions timedPartitions = new TimedReplicatedPartitions(partitions, metrics);
         TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID);
         FetchWaiter waiter = new FetchWaiter(timer);
-        cluster.onAppend(waiter::onAppend);
+        partitions.onAppend(waiter::onAppend);
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS
                 .withMessageBytesMax(config.messageMaxBytes());
         Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
-        handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, cluster, creator, clusterId,
+        handlers.put(ApiKey.METADATA, new MetadataHandler(cluster, partitions, creator, clusterId,
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         TransactionCoordinator transactions = transactionCoordinator(config, cluster, timedPartitions, creator);
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
                 System::currentTimeMillis, transactions));
-        handlers.put(ApiKey.FETCH, new FetchHandler(cluster, cluster, waiter, System::currentTimeMillis));
+        handlers.put(ApiKey.FETCH, new FetchHandler(cluster, partitions, waiter, System::currentTimeMillis));
         scheduleTransactionJobs(config, timer, transactions);
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(new ProducerIds(cluster), transactions));
         handlers.put(ApiKey.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnHandler(cluster, transactions));
@@ -450,7 +467,7 @@ public final class Broker implements Closeable {
                 transactions, System::currentTimeMillis));
         handlers.put(ApiKey.LIST_TRANSACTIONS, new ListTransactionsHandler(transactions, System::currentTimeMillis));
         handlers.put(ApiKey.DESCRIBE_TRANSACTIONS, new DescribeTransactionsHandler(transactions));
-        handlers.put(ApiKey.DESCRIBE_PRODUCERS, new DescribeProducersHandler(cluster, cluster));
+        handlers.put(ApiKey.DESCRIBE_PRODUCERS, new DescribeProducersHandler(cluster, partitions));
         handlers.put(ApiKey.WRITE_TXN_MARKERS, new WriteTxnMarkersHandler(cluster, timedPartitions,
                 System::currentTimeMillis));
         handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups, System::currentTimeMillis));
@@ -459,20 +476,21 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups, System::currentTimeMillis));
         handlers.put(ApiKey.LIST_GROUPS, new ListGroupsHandler(groups, cluster, timedPartitions));
         handlers.put(ApiKey.DESCRIBE_GROUPS, new DescribeGroupsHandler(groups));
-        handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, cluster));
-        handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, cluster));
-        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, cluster));
-        handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(cluster, cluster));
+        handlers.put(ApiKey.DELETE_GROUPS, new DeleteGroupsHandler(groups, cluster, partitions));
+        handlers.put(ApiKey.OFFSET_DELETE, new OffsetDeleteHandler(groups, cluster, partitions));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(cluster, partitions));
+        handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(cluster, partitions));
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
-        handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, cluster, cluster::transferLeadership));
+        handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, partitions,
+                partitions::transferLeadership));
         handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(cluster));
         handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
-                config.dataDir().resolve("logs"), cluster::localReplicasByPartition));
+                config.dataDir().resolve("logs"), partitions::localReplicasByPartition));
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(cluster, transactions));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(cluster, timedPartitions, groups,
                 System::currentTimeMillis));
-        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, cluster));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(cluster, partitions));
         handlers.put(ApiKey.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, clusterId));
         Map<String, SaslMechanisms> sasl = saslMechanisms(config, cluster, timer);
         SaslMechanisms firstListener = sasl.get(config.kafkaListener().name());
@@ -487,10 +505,10 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.CREATE_ACLS, new CreateAclsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_ACLS, new DescribeAclsHandler());
         handlers.put(ApiKey.DELETE_ACLS, new DeleteAclsHandler(cluster));
-        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, cluster, creator, timer,
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(cluster, partitions, creator, timer,
                 System::currentTimeMillis, config.numPartitions(), config.defaultReplicationFactor()));
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(cluster));
-        handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, cluster, creator, timer,
+        handlers.put(ApiKey.CREATE_PARTITIONS, new CreatePartitionsHandler(cluster, partitions, creator, timer,
                 System::currentTimeMillis));
         BrokerLoggers loggers = logLevels();
         handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(cluster, config, loggers));
@@ -625,7 +643,7 @@ public final class Broker implements Closeable {
 
     /** This broker's replica of a partition as Raft sees it; empty when it hosts none. */
     public Optional<ReplicaRaftState> replicaRaftState(String topic, int partition) {
-        return cluster.replicaRaftState(new TopicPartition(topic, partition));
+        return partitions.replicaRaftState(new TopicPartition(topic, partition));
     }
 
     /**
@@ -633,19 +651,19 @@ public final class Broker implements Closeable {
      * or -1 when it holds none; empty when this broker hosts no replica of the partition.
      */
     public OptionalLong localCommittedOffset(String topic, int partition, String group) {
-        return cluster.localReplica(new TopicPartition(topic, partition))
+        return partitions.localReplica(new TopicPartition(topic, partition))
                 .map(p -> OptionalLong.of(p.committedOffset(group).map(o -> o.offset()).orElse(-1L)))
                 .orElse(OptionalLong.empty());
     }
 
     /** The partitions as this broker's handlers reach them: submit through a partition's group, read, ask who leads. */
     public ReplicatedPartitions partitions() {
-        return cluster;
+        return partitions;
     }
 
     /** This broker's replica of a partition, leader or follower; empty when it hosts none. */
     public Optional<Partition> localReplica(String topic, int partition) {
-        return cluster.localReplica(new TopicPartition(topic, partition));
+        return partitions.localReplica(new TopicPartition(topic, partition));
     }
 
     /** The first Kafka listener's bound port (useful when configured as 0). */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cairn.broker.raft.ReplicaRaftState;
+import dev.cairn.broker.cluster.ReplicaRaftState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

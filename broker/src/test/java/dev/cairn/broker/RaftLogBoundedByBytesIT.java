@@ -3,7 +3,7 @@ package dev.cairn.broker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cairn.broker.raft.ReplicaRaftState;
+import dev.cairn.broker.cluster.ReplicaRaftState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

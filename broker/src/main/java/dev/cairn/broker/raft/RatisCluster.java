@@ -8,7 +8,9 @@ import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.MetadataService;
 import dev.cairn.broker.cluster.PartitionGroups;
-import dev.cairn.broker.cluster.ReplicatedPartitions;
+import dev.cairn.broker.cluster.PartitionHost;
+import dev.cairn.broker.cluster.PartitionLeaderJobs;
+import dev.cairn.broker.cluster.ReplicaRaftState;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
@@ -25,7 +27,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * per hosted partition (through {@link ReplicatedPartitions}). It keeps the set of local partition groups equal
  * to what metadata assigns to this broker through a {@link PartitionGroupReconciler}.
  */
-public final class RatisCluster implements ReplicatedPartitions, MetadataService, Closeable {
+public final class RatisCluster implements PartitionHost, MetadataService, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
     /** How long one copy of committed batches from a partition's leader may take (a replica filling a gap). */
     private static final long GAP_FILL_QUERY_MS = 5_000;
@@ -281,6 +282,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
      * Hands the partition's leadership to {@code toNode}: directly when this broker leads it, otherwise through a
      * Raft client to its leader (ElectLeaders on the controller). Completes with whether it happened in time.
      */
+    @Override
     public CompletableFuture<Boolean> transferLeadership(TopicPartition tp, int toNode, long timeoutMs) {
         UUID gid = groupsByPartition.get(tp);
         if (gid != null && leadership(tp).local()) {
@@ -290,6 +292,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /** Every partition replica this broker holds and has opened, leader or follower, by partition. */
+    @Override
     public Map<TopicPartition, Partition> localReplicasByPartition() {
         Map<TopicPartition, Partition> replicas = new java.util.HashMap<>();
         groupsByPartition.forEach((tp, gid) -> {
@@ -302,6 +305,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /** This broker's replica of {@code tp}, leader or follower; empty when it hosts none or it is starting. */
+    @Override
     public Optional<Partition> localReplica(TopicPartition tp) {
         UUID gid = groupsByPartition.get(tp);
         PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
@@ -309,6 +313,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /** This broker's replica of {@code tp} as Raft sees it; empty when it hosts none or it is still starting. */
+    @Override
     public Optional<ReplicaRaftState> replicaRaftState(TopicPartition tp) {
         UUID gid = groupsByPartition.get(tp);
         PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
@@ -338,6 +343,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /** See {@link ReplicaStatePublisher#publishPartitionStates}. */
+    @Override
     public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
         statePublisher.publishPartitionStates(nowMs, replicaLagTimeMaxMs);
     }
@@ -348,6 +354,7 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
     }
 
     /** Steps reassignments this broker leads, removes replicas not placed here, closes deleted groups' clients. */
+    @Override
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
         reassignments.drive(transferTimeoutMs);
         MetadataImage image = metadata.image();
@@ -357,19 +364,20 @@ public final class RatisCluster implements ReplicatedPartitions, MetadataService
         leaderClients.retainGroupsOf(image);
     }
 
-    /** Moves leaderships: to preferred replicas, and away from replicas offline here. */
-    public LeadershipBalancer leadershipBalancer() {
-        return balancer;
+    @Override
+    public void handOverOfflineLeaderships(long nowMs, long transferTimeoutMs) {
+        balancer.handOverOfflineLeaderships(nowMs, transferTimeoutMs);
+    }
+
+    @Override
+    public void balanceLeadership(long nowMs, long transferTimeoutMs) {
+        balancer.balanceLeadership(nowMs, transferTimeoutMs);
     }
 
     /** What this broker submits as a partition leader on the maintenance timer: retention, configs, compaction. */
+    @Override
     public PartitionLeaderJobs leaderJobs() {
         return leaderJobs;
-    }
-
-    /** The partition replicas this broker hosts and has opened, led or not (a read-only view, for metrics). */
-    public List<Partition> localReplicas() {
-        return new ArrayList<>(localReplicasByPartition().values());
     }
 
     @Override

@@ -1,9 +1,5 @@
-package dev.cairn.broker.raft;
+package dev.cairn.broker.cluster;
 
-import dev.cairn.broker.cluster.BrokerDefaults;
-import dev.cairn.broker.cluster.MetadataImage;
-import dev.cairn.broker.cluster.TopicInfo;
-import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
@@ -40,7 +36,7 @@ public final class PartitionLeaderJobs {
      * @param ledReplica this broker's replica of a partition when it leads it, empty otherwise
      * @param submit submits a command through the partition's group
      */
-    PartitionLeaderJobs(Supplier<Collection<TopicPartition>> hosted,
+    public PartitionLeaderJobs(Supplier<Collection<TopicPartition>> hosted,
             Function<TopicPartition, Optional<Partition>> ledReplica, Supplier<MetadataImage> images,
             Submitter submit) {
         this.hosted = hosted;
@@ -50,7 +46,7 @@ public final class PartitionLeaderJobs {
     }
 
     /** Submits a command through a partition's Raft group, answered within {@code timeoutMs}. */
-    interface Submitter {
+    public interface Submitter {
         CompletableFuture<Result> submit(TopicPartition tp, Command command, long timeoutMs);
     }
 

@@ -1,4 +1,4 @@
-package dev.cairn.broker.raft;
+package dev.cairn.broker.cluster;
 
 /**
  * One replica's standing in its partition group, as this broker sees it (for operators and tests).
