@@ -5,8 +5,6 @@ import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.Ready;
 import dev.cairn.raft.storage.RaftWal;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,13 +31,10 @@ final class RaftLoop implements Runnable {
     static final int TASKS_PER_TURN_MAX = 4096;
     /** Rounds of Readys one turn carries out (an advance may make the next round's Ready: commit notices). */
     static final int READY_ROUNDS_MAX = 8;
-    /** The log is synced early once a turn has appended this much (it stays under RaftWal.BATCH_BYTES_MAX). */
-    static final long WAL_BYTES_PER_SYNC_MAX = 64L * 1024 * 1024;
-    private static final int RECORD_OVERHEAD_BYTES = 64;
 
     private final int index;
     private final EngineConfig config;
-    private final RaftWal wal;
+    private final LoopLog log;
     private final Map<Integer, RaftWal.GroupState> recovered;
     private final RaftTransport transport;
     private final PeerLiveness liveness;
@@ -56,9 +51,6 @@ final class RaftLoop implements Runnable {
     private final SnapshotTransfers transfers;
     private final SplittableRandom random;
     private final long tickNs;
-    private long walBytesPending;
-    /** Syncs of this loop's log so far, readable from any thread (benchmarks, metrics). */
-    private volatile long syncs;
     private volatile boolean running = true;
     /** Set by {@link #stop}: a loop that ends without it ended on a failure. */
     private volatile boolean stopAsked;
@@ -68,7 +60,7 @@ final class RaftLoop implements Runnable {
         this.applyPool = applyPool;
         this.index = index;
         this.config = config;
-        this.wal = opened.wal();
+        this.log = new LoopLog(index, opened.wal(), config.fsync());
         this.recovered = new HashMap<>(opened.groups());
         this.transport = transport;
         this.liveness = liveness;
@@ -134,12 +126,13 @@ final class RaftLoop implements Runnable {
                 onFailure.accept(new IllegalStateException("Raft loop " + index + " ended on an error"));
             }
             failAll(ProposalRefusedException.Reason.CLOSED, "the Raft engine stopped");
-            closeWal();
+            log.close();
         }
     }
 
+    /** Syncs of this loop's log so far (any thread). */
     long syncs() {
-        return syncs;
+        return log.syncs();
     }
 
     void stop() {
@@ -189,9 +182,7 @@ final class RaftLoop implements Runnable {
         GroupReplica replica = groups.remove(group);
         boolean logged = recovered.remove(group) != null || replica != null;
         if (logged) {
-            // Its records no longer hold log segments, and a restart does not bring it back.
-            wal.removeGroup(group);
-            sync();
+            log.removeGroup(group);
         }
         if (replica != null) {
             if (replica.lane != null) {
@@ -214,7 +205,7 @@ final class RaftLoop implements Runnable {
             return;
         }
         try {
-            wal.appendSnapshot(group, replica.compact(raftIndex));
+            log.appendSnapshot(group, replica.compact(raftIndex));
             done.complete(null);
         } catch (IllegalArgumentException e) {
             done.completeExceptionally(e);
@@ -323,7 +314,7 @@ final class RaftLoop implements Runnable {
             if (ready.isEmpty()) {
                 return;
             }
-            sync();
+            log.sync();
             for (int i = 0; i < ready.size(); i++) {
                 GroupReplica replica = ready.get(i);
                 Ready done = readies.get(i);
@@ -357,29 +348,11 @@ final class RaftLoop implements Runnable {
                 replica.lane.awaitIdle();
             }
             replica.machine.finishRestore(ready.snapshot());
-            wal.appendSnapshot(group, ready.snapshot());
+            log.appendSnapshot(group, ready.snapshot());
             replica.snapshotIndex = ready.snapshot().raftIndex();
             replica.appliedIndex = Math.max(replica.appliedIndex, ready.snapshot().raftIndex());
         }
-        long bytes = RECORD_OVERHEAD_BYTES;
-        for (Entry entry : ready.entries()) {
-            bytes += RECORD_OVERHEAD_BYTES + entry.data().length;
-        }
-        if (walBytesPending + bytes > WAL_BYTES_PER_SYNC_MAX) {
-            sync();
-        }
-        wal.append(group, ready.hardState(), ready.entries());
-        walBytesPending += bytes;
-    }
-
-    private void sync() {
-        try {
-            wal.sync(config.fsync());
-            walBytesPending = 0;
-            syncs++;
-        } catch (IOException e) {
-            throw new UncheckedIOException("loop " + index + " could not write its Raft log", e);
-        }
+        log.append(group, ready.hardState(), ready.entries());
     }
 
     private void failAll(ProposalRefusedException.Reason reason, String why) {
@@ -387,13 +360,5 @@ final class RaftLoop implements Runnable {
             replica.failPending(reason, why);
         }
         tasks.close();
-    }
-
-    private void closeWal() {
-        try {
-            wal.close();
-        } catch (IOException e) {
-            LOG.warn("loop {}: closing its Raft log failed", index, e);
-        }
     }
 }
