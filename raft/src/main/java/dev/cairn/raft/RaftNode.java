@@ -122,7 +122,8 @@ public final class RaftNode extends RaftState {
 
     /**
      * Appends a command to the log, when this replica leads: its index, which commits or is lost (a later leader may
-     * replace it; the runtime learns which when an entry of that index applies), or a REFUSED_ code.
+     * replace it; the runtime learns which when an entry of that index applies), or a REFUSED_ code. The entry takes
+     * {@code data} as it is, without a copy: the caller must never change the array afterwards.
      */
     public long propose(byte[] data) {
         if (role != Role.LEADER) {
@@ -136,7 +137,7 @@ public final class RaftNode extends RaftState {
         }
         wake();
         long raftIndex = log.lastIndex() + 1;
-        log.append(new Entry(term, raftIndex, data.clone()));
+        log.append(new Entry(term, raftIndex, data));
         replication.sendAppends(term, log.committed());
         return raftIndex;
     }

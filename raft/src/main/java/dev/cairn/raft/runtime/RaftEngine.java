@@ -216,13 +216,23 @@ public final class RaftEngine implements Closeable {
 
     /**
      * Proposes {@code data} to {@code group}: completes with what the state machine returned when the entry applied
-     * here, or fails with a {@link ProposalRefusedException}. Never blocks the caller.
+     * here, or fails with a {@link ProposalRefusedException}. Never blocks the caller. Copies {@code data}, so the
+     * caller may reuse it at once; {@link #proposeOwned} does not.
      */
     public CompletableFuture<Object> propose(int group, byte[] data) {
+        return proposeOwned(group, data.clone());
+    }
+
+    /**
+     * {@link #propose} without the copy: the engine takes {@code data} as it is, and it becomes the entry's bytes in
+     * the log, in frames to the followers and in the {@link dev.cairn.raft.Entry} applied here. The caller must not
+     * touch the array afterwards (not even after the future completes: the entry keeps it), or replicas may apply
+     * different bytes at the same index.
+     */
+    public CompletableFuture<Object> proposeOwned(int group, byte[] data) {
         CompletableFuture<Object> future = new CompletableFuture<>();
         RaftLoop loop = loopOf(group);
-        byte[] copy = data.clone();
-        submit(loop, future, () -> loop.propose(group, copy, future));
+        submit(loop, future, () -> loop.propose(group, data, future));
         return future;
     }
 
