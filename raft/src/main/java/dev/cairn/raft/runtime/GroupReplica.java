@@ -37,6 +37,8 @@ final class GroupReplica {
     private int publishedLeader = -1;
     private long publishedTerm = -1;
     private boolean publishedServing;
+    /** What status readers on any thread see: replaced by the loop thread only, when anything in it changed. */
+    private volatile GroupStatus published;
 
     private record Pending(long term, CompletableFuture<Object> future) {
     }
@@ -111,6 +113,7 @@ final class GroupReplica {
         SnapshotMeta snapshot = new SnapshotMeta(raftIndex, node.termAt(raftIndex));
         node.compact(raftIndex);
         snapshotIndex = raftIndex;
+        publishStatus(node.status());
         return snapshot;
     }
 
@@ -142,5 +145,25 @@ final class GroupReplica {
             publishedServing = serving;
             listener.onLeadership(group, status.leader(), status.term(), serving);
         }
+        publishStatus(status);
+    }
+
+    /** Publishes the group's status if it changed (loop thread): one allocation per Ready at most, none per entry. */
+    private void publishStatus(RaftStatus status) {
+        GroupStatus next = new GroupStatus(status.role(), status.leader(), status.term(), status.commitIndex(),
+                appliedIndex, snapshotIndex, publishedServing);
+        if (!next.equals(published)) {
+            published = next;
+        }
+    }
+
+    /**
+     * The status last published, or null before the first (any thread). Apply threads move the applied index
+     * between the loop's publications, so a later one is read here rather than waiting for the group's next Ready.
+     */
+    GroupStatus status() {
+        GroupStatus last = published;
+        long applied = appliedIndex;
+        return last == null || applied <= last.appliedIndex() ? last : last.withApplied(applied);
     }
 }

@@ -236,6 +236,16 @@ public final class RaftEngine implements Closeable {
         return future;
     }
 
+    /**
+     * This replica's view of {@code group} (role, leader, term, commit, applied and snapshot indexes, serving), as its
+     * loop last published it, or null when this engine holds no such group or is closed. Any thread, at any rate: a
+     * map lookup and a volatile read, never a wait on the loop; the loop publishes after each Ready, compaction and
+     * restore that changed something, so what this returns may trail the group by one loop turn.
+     */
+    public GroupStatus status(int group) {
+        return closed.get() ? null : loopOf(group).status(group);
+    }
+
     private <T> void submit(RaftLoop loop, CompletableFuture<T> future, Runnable action) {
         if (closed.get()) {
             future.completeExceptionally(refused(ProposalRefusedException.Reason.CLOSED, "the Raft engine is closed"));

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -43,7 +44,8 @@ final class RaftLoop implements Runnable {
     /** Where committed entries are applied when not on this thread (EngineConfig.applyThreads), or null. */
     private final Executor applyPool;
     private final LoopQueue tasks;
-    private final Map<Integer, GroupReplica> groups = new HashMap<>();
+    /** Changed by this loop's thread only; concurrent so that {@link #status} may look a group up from any thread. */
+    private final Map<Integer, GroupReplica> groups = new ConcurrentHashMap<>();
     /** The groups something happened to this turn (a message, a proposal, a tick): only they may have a Ready. */
     private List<GroupReplica> dirty = new ArrayList<>();
     private List<GroupReplica> dirtyNext = new ArrayList<>();
@@ -133,6 +135,12 @@ final class RaftLoop implements Runnable {
     /** Syncs of this loop's log so far (any thread). */
     long syncs() {
         return log.syncs();
+    }
+
+    /** The group's status as its replica last published it, or null when this loop holds no such group (any thread). */
+    GroupStatus status(int group) {
+        GroupReplica replica = groups.get(group);
+        return replica == null ? null : replica.status();
     }
 
     void stop() {
