@@ -5,8 +5,6 @@ import dev.cairn.raft.storage.RaftWal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,8 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RaftEngine implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RaftEngine.class);
-    /** The file in the engine's directory that fixes its loop count. */
-    static final String LOOPS_FILE = "loops";
     private static final long JOIN_MS = 5_000;
 
     private final EngineConfig config;
@@ -93,22 +89,8 @@ public final class RaftEngine implements Closeable {
      */
     public static RaftEngine start(EngineConfig config, Path directory, RaftTransport transport,
             LeadershipListener listener, Consumer<Throwable> onFailure) throws IOException {
-        Files.createDirectories(directory);
-        int loopCount = fixLoopCount(directory, config.loops());
-        EngineConfig effective = config.withLoops(loopCount);
-        RaftWal.Opened[] opened = new RaftWal.Opened[loopCount];
-        try {
-            for (int i = 0; i < loopCount; i++) {
-                opened[i] = RaftWal.open(directory.resolve("loop-" + i), RaftWal.SEGMENT_BYTES_DEFAULT);
-            }
-        } catch (IOException | RuntimeException e) {
-            for (RaftWal.Opened open : opened) {
-                if (open != null) {
-                    open.wal().close();
-                }
-            }
-            throw e;
-        }
+        RaftWal.Opened[] opened = EngineDirectory.open(directory, config.loops());
+        EngineConfig effective = config.withLoops(opened.length);
         RaftEngine engine = new RaftEngine(effective, opened, transport, listener, onFailure);
         for (Thread thread : engine.threads) {
             thread.start();
@@ -116,30 +98,6 @@ public final class RaftEngine implements Closeable {
         long period = Math.max(1, config.pingMs() / 2);
         engine.livenessThread.scheduleAtFixedRate(engine::checkPeers, period, period, TimeUnit.MILLISECONDS);
         return engine;
-    }
-
-    /** The loop count the directory was first started with, written there on its first start. */
-    private static int fixLoopCount(Path directory, int wanted) throws IOException {
-        Path file = directory.resolve(LOOPS_FILE);
-        if (!Files.exists(file)) {
-            Files.writeString(file, Integer.toString(wanted), StandardCharsets.US_ASCII);
-            return wanted;
-        }
-        String text = Files.readString(file, StandardCharsets.US_ASCII).trim();
-        int fixed;
-        try {
-            fixed = Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new IOException(file + " holds '" + text + "', not a loop count", e);
-        }
-        if (fixed < 1 || fixed > EngineConfig.LOOPS_MAX) {
-            throw new IOException(file + " holds " + fixed + ", outside [1, " + EngineConfig.LOOPS_MAX + "]");
-        }
-        if (fixed != wanted) {
-            LOG.warn("{} was first started with {} Raft loops; keeping {} (asked for {})", directory, fixed, fixed,
-                    wanted);
-        }
-        return fixed;
     }
 
     public EngineConfig config() {
