@@ -52,6 +52,14 @@ abstract class RaftState {
         return new RaftStatus(id, role, leader, term, log.committed(), log.lastIndex(), quiesced);
     }
 
+    /**
+     * As leader, the highest index follower {@code peer} is known to hold (Raft figure 2's matchIndex; a new leader
+     * counts 0 until the follower answers); 0 when this replica does not lead or {@code peer} is not a follower.
+     */
+    public long matchIndex(int peer) {
+        return replication.matchIndex(peer);
+    }
+
     /** The term of this replica's entry at {@code raftIndex} (-1 past its end, -2 compacted away). */
     public long termAt(long raftIndex) {
         return log.termAt(raftIndex);

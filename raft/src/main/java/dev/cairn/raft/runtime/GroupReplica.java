@@ -5,6 +5,7 @@ import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
 import dev.cairn.raft.Role;
 import dev.cairn.raft.SnapshotMeta;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -115,6 +116,21 @@ final class GroupReplica {
         snapshotIndex = raftIndex;
         publishStatus(node.status());
         return snapshot;
+    }
+
+    /** What this replica knows of its followers' logs: their match indexes if it leads (loop thread). */
+    GroupReplication replication() {
+        RaftStatus status = node.status();
+        Map<Integer, Long> matchIndex = new HashMap<>();
+        boolean leading = status.role() == Role.LEADER;
+        if (leading) {
+            for (int voter : voters) {
+                if (voter != status.id()) {
+                    matchIndex.put(voter, node.matchIndex(voter));
+                }
+            }
+        }
+        return new GroupReplication(leading, status.term(), status.commitIndex(), status.lastIndex(), matchIndex);
     }
 
     /** Fails every proposal in flight (the group is removed or the engine closes). */

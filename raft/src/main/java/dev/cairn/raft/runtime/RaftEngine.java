@@ -164,6 +164,20 @@ public final class RaftEngine implements Closeable {
         return started;
     }
 
+    /**
+     * What this engine's replica of {@code group} knows of its followers' logs, taken on the group's loop: its commit
+     * and last indexes and, if it leads, each other voter's match index (see {@link GroupReplication}). A replica
+     * that does not lead completes with {@code leading() == false} and an empty map. Fails with a
+     * {@link ProposalRefusedException}: UNKNOWN_GROUP for a group this engine does not hold, BUSY when the loop's
+     * queue is full, CLOSED when the engine is closed or stops before the loop gets to it.
+     */
+    public CompletableFuture<GroupReplication> replication(int group) {
+        CompletableFuture<GroupReplication> done = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, done, () -> loop.replication(group, done));
+        return done;
+    }
+
     /** Stops this engine's replica of {@code group}; its proposals in flight fail. */
     public CompletableFuture<Void> removeGroup(int group) {
         CompletableFuture<Void> done = new CompletableFuture<>();

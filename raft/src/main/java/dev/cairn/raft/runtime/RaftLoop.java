@@ -223,8 +223,7 @@ final class RaftLoop implements Runnable {
     void propose(int group, byte[] data, CompletableFuture<Object> future) {
         GroupReplica replica = groups.get(group);
         if (replica == null) {
-            future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.UNKNOWN_GROUP,
-                    RaftNode.NONE, "no group " + group + " on replica " + config.selfId()));
+            future.completeExceptionally(unknownGroup(group));
             return;
         }
         if (replica.lane != null && replica.lane.backlog() > ApplyLane.BACKLOG_MAX) {
@@ -234,6 +233,21 @@ final class RaftLoop implements Runnable {
         }
         replica.propose(data, future);
         markDirty(replica);
+    }
+
+    private ProposalRefusedException unknownGroup(int group) {
+        return new ProposalRefusedException(ProposalRefusedException.Reason.UNKNOWN_GROUP, RaftNode.NONE,
+                "no group " + group + " on replica " + config.selfId());
+    }
+
+    /** What the group's replica knows of its followers' logs ({@link RaftEngine#replication}). */
+    void replication(int group, CompletableFuture<GroupReplication> done) {
+        GroupReplica replica = groups.get(group);
+        if (replica == null) {
+            done.completeExceptionally(unknownGroup(group));
+        } else {
+            done.complete(replica.replication());
+        }
     }
 
     void transferLeadership(int group, int target, CompletableFuture<Boolean> started) {

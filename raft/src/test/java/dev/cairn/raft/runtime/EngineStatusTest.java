@@ -1,8 +1,11 @@
 package dev.cairn.raft.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.raft.Entry;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -172,6 +176,82 @@ class EngineStatusTest {
             java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
             return cluster.network.messageFrames.get() == before;
         });
+    }
+
+    /**
+     * The leader's view of its followers (Raft figure 2's matchIndex): each reaches the leader's commit index once
+     * the proposals are in; a follower answers that it does not lead.
+     */
+    @Test
+    void theLeadersFollowersMatchReachesItsCommit() throws Exception {
+        int groups = 3;
+        try (EngineCluster cluster = threeReplicas(groups, 0)) {
+            for (int group = 0; group < groups; group++) {
+                for (int i = 0; i < 4; i++) {
+                    cluster.proposeAnywhere(group, "c" + i, WITHIN);
+                }
+                int leader = cluster.leaderOf(group);
+                RaftEngine leading = cluster.engines.get(leader);
+                int g = group;
+                EngineCluster.await("group " + g + "'s followers hold its commit", WITHIN, () -> {
+                    GroupReplication replication = join(leading.replication(g));
+                    return replication.leading() && replication.matchIndex().size() == 2 && replication.matchIndex()
+                            .values().stream().allMatch(match -> match >= replication.commitIndex());
+                });
+                GroupReplication seen = join(leading.replication(group));
+                assertEquals(leading.status(group).term(), seen.term());
+                assertFalse(seen.matchIndex().containsKey(leader), "followers only");
+                int follower = leader % 3 + 1;
+                GroupReplication followerView = join(cluster.engines.get(follower).replication(group));
+                assertFalse(followerView.leading());
+                assertEquals(Map.of(), followerView.matchIndex());
+                assertTrue(followerView.commitIndex() > 0);
+            }
+            assertEquals(ProposalRefusedException.Reason.UNKNOWN_GROUP, refusal(cluster.engines.get(1), 99));
+            RaftEngine closed = cluster.engines.get(1);
+            closed.close();
+            assertEquals(ProposalRefusedException.Reason.CLOSED, refusal(closed, 0));
+            assertEquals(List.of(), cluster.failures);
+        }
+    }
+
+    /**
+     * A quiet group sends nothing, yet its leader still reports every follower holding every entry: it went quiet
+     * only once they did (CockroachDB's quiesced ranges; docs/multi-raft.md, "Quiescence").
+     */
+    @Test
+    void aQuietGroupReportsEveryFollowerCaughtUp() throws Exception {
+        int groups = 5;
+        try (EngineCluster cluster = threeReplicas(groups, 0)) {
+            for (int group = 0; group < groups; group++) {
+                cluster.proposeAnywhere(group, "before quiet", WITHIN);
+            }
+            awaitQuiet(cluster);
+            for (int group = 0; group < groups; group++) {
+                GroupReplication replication = join(cluster.engines.get(cluster.leaderOf(group)).replication(group));
+                assertTrue(replication.leading());
+                assertEquals(replication.lastIndex(), replication.commitIndex(), "every entry committed");
+                assertEquals(2, replication.matchIndex().size());
+                for (long match : replication.matchIndex().values()) {
+                    assertEquals(replication.lastIndex(), match, replication::toString);
+                }
+            }
+            assertEquals(List.of(), cluster.failures);
+        }
+    }
+
+    private static GroupReplication join(CompletableFuture<GroupReplication> replication) {
+        try {
+            return replication.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static ProposalRefusedException.Reason refusal(RaftEngine engine, int group) {
+        ExecutionException failed = assertThrows(ExecutionException.class,
+                () -> engine.replication(group).get(WITHIN.toMillis(), TimeUnit.MILLISECONDS));
+        return assertInstanceOf(ProposalRefusedException.class, failed.getCause()).reason();
     }
 
     @Test
