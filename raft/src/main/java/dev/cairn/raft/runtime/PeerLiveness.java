@@ -19,6 +19,8 @@ final class PeerLiveness {
         volatile long lastHeardNs;
         volatile long lastSentNs;
         volatile boolean down;
+        /** A frame came from it since it was first tracked (lastHeardNs starts at the tracking time). */
+        volatile boolean heardOnce;
 
         Peer(long now) {
             lastHeardNs = now;
@@ -47,6 +49,7 @@ final class PeerLiveness {
             return false;
         }
         state.lastHeardNs = now;
+        state.heardOnce = true;
         if (state.down) {
             state.down = false;
             return true;
@@ -60,6 +63,19 @@ final class PeerLiveness {
         if (state != null) {
             state.lastSentNs = now;
         }
+    }
+
+    /**
+     * Nanoseconds from the last frame that came from {@code peer} to {@code now}; {@link Long#MAX_VALUE} when none
+     * came, or the peer is not tracked.
+     */
+    long silentNs(int peer, long now) {
+        Peer state = peers.get(peer);
+        if (state == null || !state.heardOnce) {
+            return Long.MAX_VALUE;
+        }
+        // A frame that arrived after the caller read its clock counts as silence 0.
+        return Math.max(0, now - state.lastHeardNs);
     }
 
     boolean isTracked(int peer) {

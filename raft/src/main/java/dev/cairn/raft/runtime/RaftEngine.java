@@ -276,6 +276,18 @@ public final class RaftEngine implements Closeable {
         });
     }
 
+    /**
+     * Milliseconds since a frame (Raft messages or a ping) last arrived from replica {@code peer}, or
+     * {@link Long#MAX_VALUE} when none has since this engine started, or {@code peer} is a voter of no group created
+     * here (this engine's own id among them). A live peer pings when nothing else went to this engine for
+     * {@link EngineConfig#pingMs()}, so its silence stays around that even when all its groups are quiet. Any thread,
+     * without waiting.
+     */
+    public long peerSilentMs(int peer) {
+        long silentNs = liveness.silentNs(peer, System.nanoTime());
+        return silentNs == Long.MAX_VALUE ? Long.MAX_VALUE : TimeUnit.NANOSECONDS.toMillis(silentNs);
+    }
+
     /** Syncs of the loops' logs so far: one per loop turn that wrote anything, whatever the groups in it. */
     public long logSyncs() {
         long total = 0;

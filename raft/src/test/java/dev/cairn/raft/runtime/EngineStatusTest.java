@@ -254,6 +254,40 @@ class EngineStatusTest {
         return assertInstanceOf(ProposalRefusedException.class, failed.getCause()).reason();
     }
 
+    /**
+     * The engine's failure detector, as ISR reporting reads it: a peer never heard from is silent forever; a live one
+     * stays within a few ping periods even with its groups quiet (EngineCluster pings every 50 ms); a stopped one's
+     * silence grows.
+     */
+    @Test
+    void aStoppedPeersSilenceGrowsWhileALiveOnesStaysSmall() throws Exception {
+        try (EngineCluster cluster = new EngineCluster(root, 3, 2)) {
+            RaftEngine first = cluster.start(1);
+            cluster.createGroups(1, 2);
+            assertEquals(Long.MAX_VALUE, first.peerSilentMs(2), "never heard");
+            assertEquals(Long.MAX_VALUE, first.peerSilentMs(7), "a voter of no group here");
+            assertEquals(Long.MAX_VALUE, first.peerSilentMs(1), "itself");
+            for (int replica = 2; replica <= 3; replica++) {
+                cluster.start(replica);
+                cluster.createGroups(replica, 2);
+            }
+            cluster.proposeAnywhere(0, "x", WITHIN);
+            cluster.proposeAnywhere(1, "y", WITHIN);
+            EngineCluster.await("replica 1 hears both peers", WITHIN,
+                    () -> first.peerSilentMs(2) < 1_000 && first.peerSilentMs(3) < 1_000);
+            awaitQuiet(cluster);
+            cluster.kill(3);
+            EngineCluster.await("replica 3 silent past a second while replica 2 is heard", WITHIN,
+                    () -> first.peerSilentMs(3) > 1_000 && first.peerSilentMs(2) < 500);
+            long silent = first.peerSilentMs(3);
+            EngineCluster.await("replica 3's silence keeps growing", WITHIN, () -> first.peerSilentMs(3) > silent);
+            RaftEngine second = cluster.engines.get(2);
+            EngineCluster.await("replica 2 sees the same", WITHIN,
+                    () -> second.peerSilentMs(3) > 1_000 && second.peerSilentMs(1) < 500);
+            assertEquals(List.of(), cluster.failures);
+        }
+    }
+
     @Test
     void aGroupThisEngineDoesNotHoldHasNoStatus() throws Exception {
         try (EngineCluster cluster = threeReplicas(2, 0)) {
