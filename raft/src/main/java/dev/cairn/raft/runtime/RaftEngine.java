@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Snapshots: a state machine that keeps one calls {@link #compact}; followers that need compacted entries get
  * the snapshot in chunks ({@link SnapshotTransfers}). Leadership moves on request ({@link #transferLeadership}). Not
  * yet (docs/multi-raft.md lists the order): membership changes, read index.
+ *
+ * <p>What the host can read: each group's published status from any thread ({@link #status}), a leader's view of
+ * its followers from the group's loop ({@link #replication}), and how long each peer has been silent
+ * ({@link #peerSilentMs}).
  */
 public final class RaftEngine implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RaftEngine.class);
