@@ -7,9 +7,12 @@ import java.util.Optional;
 /**
  * A registered broker: its node id, the Kafka address clients use by default (its first listener's), its Raft
  * (gRPC) address, and the advertised address of each of its Kafka listeners by name. A registration from before
- * brokers announced their listeners has none: its one address then serves every listener.
+ * brokers announced their listeners has none: its one address then serves every listener. {@code engineAddress} is
+ * the host:port where the broker's Cairn Raft engine takes frames from its peers, or null when the broker does not
+ * run the engine (or registered before brokers announced it).
  */
-public record BrokerInfo(int nodeId, String host, int port, String raftAddress, List<Endpoint> endpoints) {
+public record BrokerInfo(int nodeId, String host, int port, String raftAddress, List<Endpoint> endpoints,
+        String engineAddress) {
 
     /** One Kafka listener's advertised address; names compare as Kafka's do, ignoring case. */
     public record Endpoint(String listener, String host, int port) {
@@ -22,9 +25,19 @@ public record BrokerInfo(int nodeId, String host, int port, String raftAddress, 
         endpoints = List.copyOf(endpoints);
     }
 
-    /** A broker with one listener whose name is not recorded. */
+    /** A broker that does not run the Cairn Raft engine. */
+    public BrokerInfo(int nodeId, String host, int port, String raftAddress, List<Endpoint> endpoints) {
+        this(nodeId, host, port, raftAddress, endpoints, null);
+    }
+
+    /** A broker with one listener whose name is not recorded, without the Cairn Raft engine. */
     public BrokerInfo(int nodeId, String host, int port, String raftAddress) {
         this(nodeId, host, port, raftAddress, List.of());
+    }
+
+    /** This broker with {@code newEngineAddress} (null: no engine). */
+    BrokerInfo withEngineAddress(String newEngineAddress) {
+        return new BrokerInfo(nodeId, host, port, raftAddress, endpoints, newEngineAddress);
     }
 
     /**

@@ -15,9 +15,10 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The metadata group's deterministic core: registered brokers, topics with their replica assignments, and the
- * next unallocated producer id. {@link #apply} is called in Raft log order on one thread, reads no clock, and
- * publishes a new immutable {@link MetadataImage} after each change for lock-free readers.
+ * The metadata group's deterministic core: registered brokers, topics with their replica assignments and Raft group
+ * ids, and the next unallocated producer and Raft group ids. {@link #apply} is called in Raft log order on one
+ * thread, reads no clock, and publishes a new immutable {@link MetadataImage} after each change for lock-free
+ * readers.
  */
 public final class ClusterMetadata {
     /** Producer ids handed to a broker at a time; it asks for another block when one runs out. */
@@ -58,6 +59,12 @@ public final class ClusterMetadata {
             publish(current, current.withAcls(raftIndex, next), alter);
             return MetadataResult.OK;
         }
+        if (command instanceof CreateTopic create) {
+            return createTopic(raftIndex, current, create);
+        }
+        if (command instanceof AddPartitions add) {
+            return addPartitions(raftIndex, current, add);
+        }
         if (command instanceof MetadataCommand.AlterTopicConfigs alter) {
             return alterTopicConfigs(raftIndex, current, alter);
         }
@@ -82,27 +89,6 @@ public final class ClusterMetadata {
             dead.clear();
             dead.addAll(u.deadBrokers());
             dead.retainAll(brokers.keySet());
-            result = MetadataResult.OK;
-        } else if (command instanceof CreateTopic c) {
-            Optional<MetadataResult> rejection = checkCreate(c.topic(), current);
-            if (rejection.isPresent()) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
-                return rejection.get();
-            }
-            topics.put(c.topic().name(), c.topic());
-            result = MetadataResult.OK;
-        } else if (command instanceof AddPartitions a) {
-            TopicInfo topic = topics.get(a.topic());
-            Optional<MetadataResult> rejection = checkAddPartitions(a, topic, brokers.keySet());
-            if (rejection.isPresent()) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
-                return rejection.get();
-            }
-            if (topic.partitionCount() == a.firstPartition()) {
-                List<List<Integer>> replicas = new java.util.ArrayList<>(topic.replicas());
-                replicas.addAll(a.replicas());
-                topics.put(a.topic(), new TopicInfo(topic.name(), topic.topicId(), replicas, topic.configs()));
-            }
             result = MetadataResult.OK;
         } else if (command instanceof UpdatePartitionState u) {
             Optional<TopicInfo> topic = current.topicById(u.topicId());
@@ -138,6 +124,68 @@ public final class ClusterMetadata {
         return result;
     }
 
+    /** Adds the topic, its partitions numbered with the next Raft group ids. */
+    private MetadataResult createTopic(long raftIndex, MetadataImage current, CreateTopic create) {
+        TopicInfo topic = create.topic();
+        Optional<MetadataResult> rejection = checkCreate(topic, current)
+                .or(() -> checkRaftGroupIds(current.nextRaftGroupId(), topic.partitionCount()));
+        if (rejection.isPresent()) {
+            publish(current, current.withTopics(raftIndex, current.topics(), current.nextRaftGroupId()), null);
+            return rejection.get();
+        }
+        Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
+        long nextRaftGroupId = current.nextRaftGroupId();
+        topics.put(topic.name(), topic.withRaftGroups(raftGroupIds(nextRaftGroupId, topic.partitionCount())));
+        publish(current, current.withTopics(raftIndex, topics, nextRaftGroupId + topic.partitionCount()), create);
+        return MetadataResult.OK;
+    }
+
+    /**
+     * Appends the partitions, numbered with the next Raft group ids when the topic has ids (one created before ids
+     * gets none for its new partitions either). A retry of an AddPartitions applied already changes nothing.
+     */
+    private MetadataResult addPartitions(long raftIndex, MetadataImage current, AddPartitions add) {
+        TopicInfo topic = current.topics().get(add.topic());
+        Optional<MetadataResult> rejection = checkAddPartitions(add, topic, current.brokers().keySet());
+        boolean appends = rejection.isEmpty() && topic.partitionCount() == add.firstPartition();
+        int newRaftGroups = appends && !topic.raftGroups().isEmpty() ? add.replicas().size() : 0;
+        rejection = rejection.or(() -> checkRaftGroupIds(current.nextRaftGroupId(), newRaftGroups));
+        if (rejection.isPresent()) {
+            publish(current, current.withTopics(raftIndex, current.topics(), current.nextRaftGroupId()), null);
+            return rejection.get();
+        }
+        Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
+        long nextRaftGroupId = current.nextRaftGroupId();
+        if (appends) {
+            topics.put(add.topic(), topic.withPartitions(add.replicas(), raftGroupIds(nextRaftGroupId, newRaftGroups)));
+        }
+        publish(current, current.withTopics(raftIndex, topics, nextRaftGroupId + newRaftGroups), add);
+        return MetadataResult.OK;
+    }
+
+    /**
+     * A refusal when {@code count} more partitions would need Raft group ids past
+     * {@link MetadataImage#RAFT_GROUP_ID_MAX}: ids are never reused, so the cluster has run out of them.
+     */
+    private static Optional<MetadataResult> checkRaftGroupIds(long nextRaftGroupId, int count) {
+        long last = nextRaftGroupId + count - 1;
+        if (count == 0 || last <= MetadataImage.RAFT_GROUP_ID_MAX) {
+            return Optional.empty();
+        }
+        return Optional.of(new MetadataResult.Rejected(ErrorCode.POLICY_VIOLATION, count + " new partition(s) would"
+                + " need Raft group ids up to " + last + ", past the last one, " + MetadataImage.RAFT_GROUP_ID_MAX
+                + " (ids are never reused)"));
+    }
+
+    /** The {@code count} Raft group ids from {@code first} upward. */
+    private static List<Integer> raftGroupIds(long first, int count) {
+        List<Integer> ids = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            ids.add(Math.toIntExact(first + i));
+        }
+        return ids;
+    }
+
     private MetadataResult alterTopicConfigs(long raftIndex, MetadataImage current,
             MetadataCommand.AlterTopicConfigs alter) {
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
@@ -154,7 +202,7 @@ public final class ClusterMetadata {
                 result = new MetadataResult.Rejected(ErrorCode.INVALID_CONFIG, "a topic holds at most "
                         + Limits.TOPIC_CONFIGS_MAX + " configs");
             } else {
-                topics.put(alter.topic(), new TopicInfo(topic.name(), topic.topicId(), topic.replicas(), configs));
+                topics.put(alter.topic(), topic.withConfigs(configs));
             }
         }
         publish(current, current.with(raftIndex, current.brokers(), topics, current.nextProducerId(),

@@ -44,6 +44,11 @@ public final class MetadataCodec {
     private static final byte REASSIGN_PARTITION = 13;
     private static final byte COMPLETE_REASSIGNMENT = 14;
     private static final byte ALTER_BROKER_DEFAULTS = 15;
+    /**
+     * RegisterBroker with the broker's listeners and its Cairn Raft engine address; a broker without the engine is
+     * still written as type 12 (or 1), as before.
+     */
+    private static final byte REGISTER_BROKER_WITH_ENGINE = 16;
     private static final byte RESULT_OK = 1;
     private static final byte RESULT_REJECTED = 2;
     private static final byte RESULT_PRODUCER_IDS = 3;
@@ -55,7 +60,12 @@ public final class MetadataCodec {
 
     public static byte[] encode(MetadataCommand command) {
         return write(out -> {
-            if (command instanceof RegisterBroker r && r.broker().endpoints().isEmpty()) {
+            if (command instanceof RegisterBroker r && r.broker().engineAddress() != null) {
+                out.writeByte(REGISTER_BROKER_WITH_ENGINE);
+                writeBroker(out, r.broker());
+                writeEndpoints(out, r.broker().endpoints());
+                out.writeUTF(r.broker().engineAddress());
+            } else if (command instanceof RegisterBroker r && r.broker().endpoints().isEmpty()) {
                 out.writeByte(REGISTER_BROKER);
                 writeBroker(out, r.broker());
             } else if (command instanceof RegisterBroker r) {
@@ -144,6 +154,8 @@ public final class MetadataCodec {
                 case REGISTER_BROKER -> new RegisterBroker(readBroker(in));
                 case REGISTER_BROKER_WITH_LISTENERS -> new RegisterBroker(withEndpoints(readBroker(in),
                         readEndpoints(in)));
+                case REGISTER_BROKER_WITH_ENGINE -> new RegisterBroker(withEndpoints(readBroker(in),
+                        readEndpoints(in)).withEngineAddress(in.readUTF()));
                 case CREATE_TOPIC -> new CreateTopic(readTopic(in));
                 case DELETE_TOPIC -> new DeleteTopic(in.readUTF());
                 case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(in.readInt());
@@ -330,6 +342,8 @@ public final class MetadataCodec {
             }
             // And then the dynamic broker defaults; older snapshots end before them (none).
             writeStringMap(out, image.brokerDefaults());
+            // And then Raft group ids and engine addresses; older snapshots end before them (EngineMetadataCodec).
+            EngineMetadataCodec.write(out, image);
         });
     }
 
@@ -383,10 +397,11 @@ public final class MetadataCodec {
                 }
                 reassignments.put(tp, new PartitionReassignment(lists.get(0), lists.get(1)));
             }
-            return MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states, dead)
-                    .withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
+            MetadataImage image = MetadataImage.EMPTY.with(appliedRaftIndex, brokers, topics, nextProducerId, states,
+                    dead).withClusterId(appliedRaftIndex, clusterId).withScramCredentials(appliedRaftIndex, credentials)
                     .withAcls(appliedRaftIndex, acls).withReassignments(appliedRaftIndex, topics, reassignments)
                     .withBrokerDefaults(appliedRaftIndex, in.available() > 0 ? readStringMap(in) : Map.of());
+            return EngineMetadataCodec.read(in, image);
         });
     }
 
@@ -459,7 +474,8 @@ public final class MetadataCodec {
     }
 
     private static BrokerInfo withEndpoints(BrokerInfo broker, List<BrokerInfo.Endpoint> endpoints) {
-        return new BrokerInfo(broker.nodeId(), broker.host(), broker.port(), broker.raftAddress(), endpoints);
+        return new BrokerInfo(broker.nodeId(), broker.host(), broker.port(), broker.raftAddress(), endpoints,
+                broker.engineAddress());
     }
 
     private static BrokerInfo readBroker(DataInputStream in) throws IOException {
@@ -552,7 +568,7 @@ public final class MetadataCodec {
         return lists.get(0);
     }
 
-    private static int readCount(DataInputStream in) throws IOException {
+    static int readCount(DataInputStream in) throws IOException {
         int count = in.readInt();
         if (count < 0 || count > DECODED_COUNT_MAX) {
             throw new IOException("count " + count + " outside [0, " + DECODED_COUNT_MAX + "]");

@@ -3,12 +3,21 @@ package dev.cairn.broker.cluster;
 /** A change to cluster metadata, replicated through the metadata Raft group and applied in log order. */
 public sealed interface MetadataCommand {
 
-    /** A broker announces (or re-announces after restart) its endpoints. */
+    /**
+     * A broker announces (or re-announces after restart) its endpoints: Kafka listeners, its Ratis address, and its
+     * Cairn Raft engine address when it runs the engine.
+     */
     record RegisterBroker(BrokerInfo broker) implements MetadataCommand {
     }
 
-    /** Creates a topic; the proposer chose its id and replica assignment before replication. */
+    /**
+     * Creates a topic; the proposer chose its id and replica assignment before replication. The command carries no
+     * Raft group ids (any in {@code topic} are dropped): applying it assigns them.
+     */
     record CreateTopic(TopicInfo topic) implements MetadataCommand {
+        public CreateTopic {
+            topic = topic.withRaftGroups(java.util.List.of());
+        }
     }
 
     record DeleteTopic(String name) implements MetadataCommand {

@@ -10,11 +10,26 @@ import java.util.UUID;
  * An immutable view of cluster metadata at one applied Raft index. Request handlers read the latest image
  * without locks; the metadata state machine publishes a new one after each change. {@code clusterId} is the one
  * id every broker of the cluster reports, the first one proposed (null until a broker has proposed one).
+ *
+ * <p>{@code nextRaftGroupId} is the Raft group id the next created partition gets on Cairn's own engine
+ * ({@link TopicInfo#raftGroup(int)}). Ids run densely from {@link #RAFT_GROUP_ID_MIN} in apply order and are never
+ * reused, also not after a topic is deleted, so a broker that missed the deletion never mistakes a new partition for
+ * the old one. Brokers agree on the ids when each built its image from the first entry, or from a snapshot that keeps
+ * them. A snapshot written before ids decodes with unnumbered topics and {@code nextRaftGroupId} at
+ * {@link #RAFT_GROUP_ID_MIN}, so brokers of a cluster upgraded from before ids may disagree on them: the Ratis path
+ * ignores them, and the engine is not meant to run on such metadata (an engine switch on an existing data directory
+ * is refused).
  */
 public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo> brokers,
         SortedMap<String, TopicInfo> topics, long nextProducerId, Map<TopicPartition, PartitionState> partitionStates,
         java.util.Set<Integer> deadBrokers, String clusterId, ScramCredentials scramCredentials, AclStore acls,
-        Map<TopicPartition, PartitionReassignment> reassignments, Map<String, String> brokerDefaults) {
+        Map<TopicPartition, PartitionReassignment> reassignments, Map<String, String> brokerDefaults,
+        long nextRaftGroupId) {
+
+    /** The first partition Raft group id; 0 stays free for the metadata group. */
+    public static final int RAFT_GROUP_ID_MIN = 1;
+    /** The last Raft group id: the engine's ids are 32-bit. Past it, new partitions are refused. */
+    public static final int RAFT_GROUP_ID_MAX = Integer.MAX_VALUE;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
             java.util.Set.of(), null);
@@ -24,7 +39,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
             SortedMap<String, TopicInfo> topics, long nextProducerId,
             Map<TopicPartition, PartitionState> partitionStates, java.util.Set<Integer> deadBrokers, String clusterId) {
         this(appliedRaftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
-                ScramCredentials.EMPTY, AclStore.EMPTY, Map.of(), Map.of());
+                ScramCredentials.EMPTY, AclStore.EMPTY, Map.of(), Map.of(), RAFT_GROUP_ID_MIN);
     }
 
     public MetadataImage {
@@ -34,6 +49,10 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
         deadBrokers = java.util.Set.copyOf(deadBrokers);
         reassignments = Map.copyOf(reassignments);
         brokerDefaults = Map.copyOf(brokerDefaults);
+        if (nextRaftGroupId < RAFT_GROUP_ID_MIN || nextRaftGroupId > RAFT_GROUP_ID_MAX + 1L) {
+            throw new IllegalArgumentException("next Raft group id " + nextRaftGroupId + " outside ["
+                    + RAFT_GROUP_ID_MIN + ", " + (RAFT_GROUP_ID_MAX + 1L) + "]");
+        }
     }
 
     /** The reassignment in progress for a partition, if any (AlterPartitionReassignments). */
@@ -75,7 +94,8 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     MetadataImage with(long raftIndex, Map<Integer, BrokerInfo> newBrokers, Map<String, TopicInfo> newTopics,
             long newNextProducerId, Map<TopicPartition, PartitionState> newStates, java.util.Set<Integer> newDead) {
         return new MetadataImage(raftIndex, new TreeMap<>(newBrokers), new TreeMap<>(newTopics), newNextProducerId,
-                newStates, newDead, clusterId, scramCredentials, acls, reassignmentsOf(newTopics), brokerDefaults);
+                newStates, newDead, clusterId, scramCredentials, acls, reassignmentsOf(newTopics), brokerDefaults,
+                nextRaftGroupId);
     }
 
     /** This image's reassignments of partitions that {@code newTopics} still holds (a deleted topic's end). */
@@ -91,17 +111,17 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                newClusterId, scramCredentials, acls, reassignments, brokerDefaults);
+                newClusterId, scramCredentials, acls, reassignments, brokerDefaults, nextRaftGroupId);
     }
 
     MetadataImage withScramCredentials(long raftIndex, ScramCredentials credentials) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, credentials, acls, reassignments, brokerDefaults);
+                clusterId, credentials, acls, reassignments, brokerDefaults, nextRaftGroupId);
     }
 
     MetadataImage withAcls(long raftIndex, AclStore newAcls) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers,
-                clusterId, scramCredentials, newAcls, reassignments, brokerDefaults);
+                clusterId, scramCredentials, newAcls, reassignments, brokerDefaults, nextRaftGroupId);
     }
 
     /**
@@ -110,12 +130,21 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
      */
     MetadataImage withBrokerDefaults(long raftIndex, Map<String, String> newDefaults) {
         return new MetadataImage(raftIndex, brokers, topics, nextProducerId, partitionStates, deadBrokers, clusterId,
-                scramCredentials, acls, reassignments, newDefaults);
+                scramCredentials, acls, reassignments, newDefaults, nextRaftGroupId);
     }
 
     MetadataImage withReassignments(long raftIndex, Map<String, TopicInfo> newTopics,
             Map<TopicPartition, PartitionReassignment> newReassignments) {
         return new MetadataImage(raftIndex, brokers, new TreeMap<>(newTopics), nextProducerId, partitionStates,
-                deadBrokers, clusterId, scramCredentials, acls, newReassignments, brokerDefaults);
+                deadBrokers, clusterId, scramCredentials, acls, newReassignments, brokerDefaults, nextRaftGroupId);
+    }
+
+    /**
+     * The image with {@code newTopics} whose partitions hold Raft group ids below {@code newNextRaftGroupId}. Use
+     * {@link #with} when a topic goes: it also drops the topic's partition states and reassignments.
+     */
+    MetadataImage withTopics(long raftIndex, Map<String, TopicInfo> newTopics, long newNextRaftGroupId) {
+        return new MetadataImage(raftIndex, brokers, new TreeMap<>(newTopics), nextProducerId, partitionStates,
+                deadBrokers, clusterId, scramCredentials, acls, reassignments, brokerDefaults, newNextRaftGroupId);
     }
 }

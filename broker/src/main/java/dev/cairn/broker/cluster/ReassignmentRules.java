@@ -90,7 +90,7 @@ final class ReassignmentRules {
         List<List<Integer>> all = new java.util.ArrayList<>(topic.replicas());
         all.set(partition, replicas);
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
-        topics.put(topic.name(), new TopicInfo(topic.name(), topic.topicId(), all, topic.configs()));
+        topics.put(topic.name(), topic.withReplicas(all));
         return current.withReassignments(raftIndex, topics, reassignments);
     }
 

@@ -2,6 +2,8 @@ package dev.cairn.broker.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.cluster.MetadataCommand.AddPartitions;
@@ -87,8 +89,9 @@ class ClusterMetadataTest {
         // A snapshot written before cluster ids were agreed (it ends after the dead brokers) reads with none.
         byte[] withId = MetadataCodec.encodeSnapshot(metadata.image());
         // The flag, the id, and the (empty) SCRAM credential, ACL, broker-listener and reassignment counts later
-        // snapshots end with, and the (empty) dynamic broker defaults.
-        int idBytes = 1 + 2 + "first".length() + 4 + 4 + 4 + 4 + 4;
+        // snapshots end with, the (empty) dynamic broker defaults, and the engine section (the next Raft group id,
+        // and no numbered topics or engine addresses).
+        int idBytes = 1 + 2 + "first".length() + 4 + 4 + 4 + 4 + 4 + 8 + 4 + 4;
         MetadataImage old = MetadataCodec.decodeSnapshot(ByteBuffer.wrap(withId, 0, withId.length - idBytes));
         assertEquals(null, old.clusterId());
         assertEquals(metadata.image().appliedRaftIndex(), old.appliedRaftIndex());
@@ -243,6 +246,7 @@ class ClusterMetadataTest {
         registerBrokers(3);
         TopicInfo orders = topic("orders", 2);
         apply(new CreateTopic(orders));
+        TopicInfo created = metadata.image().topic("orders").orElseThrow();
         UUID id = orders.topicId();
         assertEquals(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, rejected(apply(new AddPartitions("missing", id, 2,
                 List.of(List.of(1, 2, 3))))));
@@ -262,7 +266,103 @@ class ClusterMetadataTest {
                 List.of(List.of(1, 2, 2))))));
         assertEquals(ErrorCode.INVALID_REPLICA_ASSIGNMENT, rejected(apply(new AddPartitions("orders", id, 2,
                 List.of(List.of(1, 2, 4))))), "broker 4 is not registered");
-        assertEquals(orders, metadata.image().topic("orders").orElseThrow(), "nothing rejected changed the topic");
+        assertEquals(created, metadata.image().topic("orders").orElseThrow(), "nothing rejected changed the topic");
+        assertEquals(3, metadata.image().nextRaftGroupId(), "nor took Raft group ids");
+    }
+
+    /**
+     * Partition Raft group ids for Cairn's engine (docs/engine-integration.md §4): dense from 1 in apply order,
+     * taken only by a create that applies, and never reused, also not after the topic is deleted.
+     */
+    @Test
+    void raftGroupIdsAreDenseInApplyOrderAndNeverReused() {
+        registerBrokers(3);
+        UUID a = topic("a", 3).topicId();
+        apply(new CreateTopic(topic("a", 3)));
+        apply(new CreateTopic(topic("b", 2)));
+        assertEquals(ErrorCode.TOPIC_ALREADY_EXISTS, rejected(apply(new CreateTopic(topic("b", 4)))));
+        AddPartitions add = new AddPartitions("a", a, 3, List.of(List.of(1, 2, 3), List.of(2, 3, 1)));
+        assertEquals(MetadataResult.OK, apply(add));
+        assertEquals(MetadataResult.OK, apply(add), "a retry applied already takes no ids");
+        assertEquals(ErrorCode.INVALID_PARTITIONS, rejected(apply(new AddPartitions("a", a, 3,
+                List.of(List.of(3, 1, 2))))));
+        apply(new DeleteTopic("b"));
+        apply(new CreateTopic(topic("b", 1)));
+        apply(new CreateTopic(topic("c", 2)));
+
+        MetadataImage image = metadata.image();
+        assertEquals(List.of(1, 2, 3, 6, 7), image.topic("a").orElseThrow().raftGroups());
+        assertEquals(List.of(8), image.topic("b").orElseThrow().raftGroups(), "ids 4 and 5 went with the old b");
+        assertEquals(List.of(9, 10), image.topic("c").orElseThrow().raftGroups());
+        assertEquals(11, image.nextRaftGroupId());
+        assertEquals(7, image.topic("a").orElseThrow().raftGroup(4));
+        assertThrows(IndexOutOfBoundsException.class, () -> image.topic("a").orElseThrow().raftGroup(5));
+    }
+
+    /** Two brokers, one restored from a snapshot, apply the same entries and end with the same ids (and image). */
+    @Test
+    void aBrokerRestoredFromASnapshotAssignsTheSameRaftGroupIds() {
+        registerBrokers(3);
+        apply(new CreateTopic(topic("a", 2)));
+        apply(new CreateTopic(topic("gone", 1)));
+        apply(new DeleteTopic("gone"));
+        apply(new AddPartitions("a", topic("a", 2).topicId(), 2, List.of(List.of(1, 2, 3))));
+        ClusterMetadata restored = new ClusterMetadata(change -> { });
+        restored.restore(MetadataCodec.decodeSnapshot(ByteBuffer.wrap(MetadataCodec.encodeSnapshot(metadata.image()))));
+        List<MetadataCommand> later = List.of(new CreateTopic(topic("b", 2)),
+                new AddPartitions("a", topic("a", 2).topicId(), 3, List.of(List.of(2, 3, 1))),
+                new DeleteTopic("a"), new CreateTopic(topic("c", 1)));
+        for (MetadataCommand command : later) {
+            long index = raftIndex + 1;
+            assertEquals(apply(command), restored.apply(index, command));
+        }
+
+        assertEquals(metadata.image(), restored.image());
+        assertEquals(List.of(5, 6), restored.image().topic("b").orElseThrow().raftGroups());
+        assertEquals(List.of(8), restored.image().topic("c").orElseThrow().raftGroups());
+        assertEquals(9, restored.image().nextRaftGroupId());
+    }
+
+    /**
+     * Ids are 32-bit and never reused: once they run out, new partitions are refused, as a result. A topic from
+     * before ids (restored from an older snapshot) takes none as it grows, so it still can.
+     */
+    @Test
+    void partitionsAreRefusedOnceRaftGroupIdsRunOut() {
+        registerBrokers(3);
+        int max = MetadataImage.RAFT_GROUP_ID_MAX;
+        TopicInfo old = topic("old", 1);
+        metadata.restore(metadata.image().withTopics(raftIndex, Map.of("old", old), max - 2L));
+        assertEquals(MetadataResult.OK, apply(new CreateTopic(topic("a", 2))));
+        assertEquals(List.of(max - 2, max - 1), metadata.image().topic("a").orElseThrow().raftGroups());
+
+        assertEquals(ErrorCode.POLICY_VIOLATION, rejected(apply(new CreateTopic(topic("b", 2)))));
+        assertEquals(MetadataResult.OK, apply(new CreateTopic(topic("b", 1))), "the last id is still given");
+        assertEquals(ErrorCode.POLICY_VIOLATION, rejected(apply(new AddPartitions("a", topic("a", 2).topicId(), 2,
+                List.of(List.of(1, 2, 3))))));
+        assertEquals(MetadataResult.OK, apply(new AddPartitions("old", old.topicId(), 1, List.of(List.of(1, 2, 3)))));
+
+        assertEquals(max + 1L, metadata.image().nextRaftGroupId());
+        assertEquals(2, metadata.image().topic("a").orElseThrow().partitionCount());
+        TopicInfo grown = metadata.image().topic("old").orElseThrow();
+        assertEquals(List.of(), grown.raftGroups());
+        assertEquals(0, grown.raftGroup(1));
+        assertEquals(metadata.image(), MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image()))));
+    }
+
+    /** A broker's engine address comes with its registration; one without the engine clears it. */
+    @Test
+    void brokersRegisterTheirEngineAddress() {
+        apply(new RegisterBroker(new BrokerInfo(1, "h1", 9092, "h1:9093", List.of(), "h1:9094")));
+        apply(new RegisterBroker(new BrokerInfo(2, "h2", 9092, "h2:9093")));
+        assertEquals("h1:9094", metadata.image().brokers().get(1).engineAddress());
+        assertNull(metadata.image().brokers().get(2).engineAddress());
+        assertEquals(metadata.image(), MetadataCodec.decodeSnapshot(ByteBuffer.wrap(
+                MetadataCodec.encodeSnapshot(metadata.image()))));
+
+        apply(new RegisterBroker(new BrokerInfo(1, "h1", 9092, "h1:9093")));
+        assertNull(metadata.image().brokers().get(1).engineAddress(), "restarted without the engine");
     }
 
     private static ErrorCode rejected(MetadataResult result) {
