@@ -3,7 +3,8 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
+#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] [ENGINE=ratis|cairn]
+#   bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
 #   (defaults: 200000 records of 1024 bytes)
 #
 # WARMUP rounds per broker run first and are not counted: both brokers are JVMs whose JIT compilers are still at
@@ -14,6 +15,8 @@
 # security.protocol=SSL: Kafka then also reads fetched records into memory to encrypt them, as Cairn does, so neither
 # uses sendfile. Kafka runs on the JDK's TLS engine; Cairn on the one SSL_ENGINE names (its ssl.engine key; default
 # auto, which is OpenSSL where netty-tcnative loads). The clients use the JDK's.
+#
+# ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # FSYNC=1 makes both fsync before they acknowledge: log.flush.interval.messages=1 on each broker (Kafka: flush
@@ -32,6 +35,7 @@ warmup="${WARMUP:-1}"
 tls="${TLS:-0}"
 fsync="${FSYNC:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
+engine="${ENGINE:-ratis}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
@@ -103,6 +107,7 @@ java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=$p
   "${cairn_tls[@]}" \
   --set raft.listener=127.0.0.1:$cairn_raft_port --set log.dirs="$work/cairn-data" \
   --set num.partitions=$partitions $([ "$fsync" = 1 ] && echo "--set log.flush.interval.messages=1") \
+  --set raft.engine="$engine" \
   >"$work/cairn.log" 2>&1 &
 pids+=($!)
 wait_for_log "$work/cairn.log" " started: node.id=" 90
@@ -126,7 +131,7 @@ run cairn $cairn_port 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol," \
-  "$warmup warm-up round(s) per broker not counted;" \
+  "$warmup warm-up round(s) per broker not counted; Cairn on raft.engine=$engine;" \
   "$([ "$fsync" = 1 ] && echo "both fsync before acknowledging (log.flush.interval.messages=1)" \
     || echo "both at their default durability (no fsync before acknowledging)");" \
   "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine);")" \

@@ -4,6 +4,8 @@ import dev.cairn.broker.api.AlterConfigsHandler;
 import dev.cairn.broker.api.AlterPartitionReassignmentsHandler;
 import dev.cairn.broker.api.ApiDispatcher;
 import dev.cairn.broker.api.BrokerLoggers;
+import dev.cairn.broker.config.RaftEngineKeys;
+import dev.cairn.broker.engine.EnginePartitions;
 import dev.cairn.broker.logging.LogbackLevels;
 import dev.cairn.broker.api.IncrementalAlterConfigsHandler;
 import dev.cairn.broker.api.OffsetForLeaderEpochHandler;
@@ -13,6 +15,7 @@ import dev.cairn.broker.api.DescribeAclsHandler;
 import dev.cairn.broker.api.CreateAclsHandler;
 import dev.cairn.broker.api.AccessControl;
 import dev.cairn.broker.api.DescribeClientQuotasHandler;
+import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.security.JaasPlainUsers;
 import dev.cairn.broker.net.ListenerSecurity;
 import dev.cairn.broker.config.TlsSettings;
@@ -197,10 +200,6 @@ public final class Broker implements Closeable {
         Path dataDir = config.dataDir().toAbsolutePath().normalize();
         Files.createDirectories(dataDir);
         String localClusterId = ClusterIdentity.local(dataDir);
-        if (config.raftEngine() == dev.cairn.broker.config.RaftEngineKeys.Engine.CAIRN) {
-            throw new dev.cairn.broker.config.ConfigException("raft.engine=cairn: partitions cannot run on the cairn "
-                    + "engine in this build yet (docs/engine-integration.md); use raft.engine=ratis");
-        }
         RaftEngineMarker.check(dataDir, config.raftEngine());
         LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
                 config.nodeId(), config.kafkaListener(), config.raftListener(), dataDir);
@@ -223,9 +222,17 @@ public final class Broker implements Closeable {
                 config.logRetentionBytes(), config.logFlushIntervalMessages(), config.logFlushIntervalMs()).validate();
         // Synced writes: the Raft log is purged behind snapshots, so a commit lost from an unsynced RocksDB WAL
         // could not be replayed. Commits are rare next to produces; the cost is small.
+        OffsetStore offsets = RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true);
+        boolean onEngine = config.raftEngine() == RaftEngineKeys.Engine.CAIRN;
         RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
-                RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true));
-        PartitionHost partitions = cluster;
+                offsets, !onEngine);
+        PartitionHost partitions;
+        try {
+            partitions = onEngine ? startEngine(config, io, dataDir, logConfig, offsets, cluster) : cluster;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
         BrokerTimers timers = new BrokerTimers();
         ScheduledExecutorService maintenance = timers.maintenance();
         KafkaServer server = null;
@@ -270,6 +277,9 @@ public final class Broker implements Closeable {
                 server.close();
             }
             timers.close();
+            if (partitions != cluster) {
+                partitions.close();
+            }
             cluster.close();
             metrics.close();
             throw e;
@@ -283,6 +293,18 @@ public final class Broker implements Closeable {
         LOG.info("Cairn {} started: node.id={}, cluster.id={}, Kafka on {}, Raft on {}, data in {}", version(),
                 config.nodeId(), clusterId, String.join(",", kafkaEndpoints), config.raftListener(), dataDir);
         return new Broker(config, cluster, partitions, timers, server, metricsServer, metrics);
+    }
+
+    /**
+     * The partitions on Cairn's own engine (raft.engine=cairn): started, with the groups of the local index, before
+     * the metadata group replays; metadata changes then reach them from the cluster.
+     */
+    private static PartitionHost startEngine(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
+            OffsetStore offsets, RatisCluster cluster) throws IOException, InterruptedException {
+        EnginePartitions engine = EnginePartitions.start(config, io, dataDir, logConfig, offsets, cluster::image,
+                cluster::submit);
+        cluster.onMetadataChange(engine::onMetadataChange);
+        return engine;
     }
 
     /** Logback's levels, for Kafka's BROKER_LOGGER configs. */
@@ -700,6 +722,9 @@ public final class Broker implements Closeable {
         }
         server.close();
         timers.close();
+        if (partitions != cluster) {
+            partitions.close();
+        }
         cluster.close();
         metrics.close();
         LOG.info("Cairn node {} stopped in {} ms", config.nodeId(),

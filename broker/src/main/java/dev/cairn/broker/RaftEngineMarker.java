@@ -9,14 +9,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * Which Raft engine a data directory's partitions belong to, in the file {@code raft-engine}, written at first
+ * Which Raft engine a data directory's partitions belong to, in the file {@code raft.engine}, written at first
  * start. A broker started later with the other {@code raft.engine} is refused: the offsets store skips commands
  * whose Raft index it already applied, and the two engines number their entries independently, so switching would
  * silently drop offset commits (and the other engine would not find the partitions' Raft state). A directory from
  * before this file existed, holding partitions, was written by Ratis.
  */
 final class RaftEngineMarker {
-    static final String FILE_NAME = "raft-engine";
+    static final String FILE_NAME = "raft.engine";
     /** The Ratis partition index: its presence without a marker means a directory written before the marker. */
     private static final String RATIS_INDEX = "partition-groups.properties";
 

@@ -27,7 +27,7 @@ public final class BrokerFixture implements AutoCloseable {
         settings.put("raft.listener", "127.0.0.1:" + freePort());
         settings.put("log.dirs", dataDir.toString());
         settings.putAll(overrides);
-        return new BrokerFixture(Broker.start(BrokerConfig.fromMap(settings)));
+        return new BrokerFixture(Broker.start(BrokerConfig.fromMap(ItRaftEngine.withEngine(settings))));
     }
 
     public String bootstrap() {

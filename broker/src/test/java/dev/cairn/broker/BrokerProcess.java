@@ -33,7 +33,7 @@ final class BrokerProcess implements AutoCloseable {
         this.command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.cairn.broker.cli.BrokerCommand",
                 "start"));
-        settings.forEach((key, value) -> {
+        ItRaftEngine.withEngine(settings).forEach((key, value) -> {
             command.add("--set");
             command.add(key + "=" + value);
         });

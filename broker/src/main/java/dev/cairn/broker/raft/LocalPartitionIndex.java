@@ -1,5 +1,6 @@
 package dev.cairn.broker.raft;
 
+import dev.cairn.broker.cluster.TopicConfigsText;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -49,7 +50,7 @@ public final class LocalPartitionIndex {
                 }
                 UUID groupId = UUID.fromString(key);
                 entries.put(groupId, new Entry(groupId, UUID.fromString(parts[0]), Integer.parseInt(parts[1]),
-                        parts[3], decodeConfigs(parts[2])));
+                        parts[3], TopicConfigsText.decode(parts[2])));
             }
         }
     }
@@ -98,35 +99,11 @@ public final class LocalPartitionIndex {
         }
     }
 
-    private static String encodeConfigs(Map<String, String> configs) {
-        if (configs.isEmpty()) {
-            return "-";
-        }
-        StringBuilder lines = new StringBuilder();
-        new TreeMap<>(configs).forEach((name, value) -> lines.append(name).append('=').append(value).append('\n'));
-        return java.util.Base64.getEncoder().encodeToString(lines.toString().getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Map<String, String> decodeConfigs(String encoded) {
-        Map<String, String> configs = new TreeMap<>();
-        if (encoded.equals("-")) {
-            return configs;
-        }
-        String lines = new String(java.util.Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
-        for (String line : lines.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                configs.put(line.substring(0, eq), line.substring(eq + 1));
-            }
-        }
-        return configs;
-    }
-
     private void save() throws IOException {
         Properties properties = new Properties();
         for (Entry e : entries.values()) {
             properties.setProperty(e.groupId().toString(), e.topicId() + " " + e.partition() + " "
-                    + encodeConfigs(e.configs()) + " " + e.topic());
+                    + TopicConfigsText.encode(e.configs()) + " " + e.topic());
         }
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
         try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {

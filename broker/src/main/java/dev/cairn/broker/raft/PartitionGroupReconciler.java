@@ -7,14 +7,10 @@ import dev.cairn.broker.cluster.PartitionGroups;
 import dev.cairn.broker.cluster.PartitionReassignment;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.io.Directories;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -146,7 +142,7 @@ final class PartitionGroupReconciler implements Closeable {
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
             host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
             onRemoved.accept(tp, entry.groupId());
-            deleteRecursively(partitionDir.apply(tp));
+            Directories.deleteRecursively(partitionDir.apply(tp));
         });
         index.removeAll(removed.stream().map(LocalPartitionIndex.Entry::groupId).toList());
     }
@@ -221,7 +217,7 @@ final class PartitionGroupReconciler implements Closeable {
         TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
         host.removeGroup(RaftGroupId.valueOf(entry.groupId()));
         onRemoved.accept(tp, entry.groupId());
-        deleteRecursively(partitionDir.apply(tp));
+        Directories.deleteRecursively(partitionDir.apply(tp));
         index.removeAll(List.of(entry.groupId()));
         LOG.info("{}: replica removed here: {}", tp, why);
     }
@@ -299,37 +295,6 @@ final class PartitionGroupReconciler implements Closeable {
         if (failure != null) {
             throw failure;
         }
-    }
-
-    /** Deletes a directory tree; files already gone are fine. */
-    static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-                Files.deleteIfExists(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                if (e instanceof NoSuchFileException) {
-                    return FileVisitResult.CONTINUE;
-                }
-                throw e;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
-                if (e != null && !(e instanceof NoSuchFileException)) {
-                    throw e;
-                }
-                Files.deleteIfExists(directory);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 
     /** Lets a reconciliation in progress finish its group and index changes; interrupts only an overrun. */

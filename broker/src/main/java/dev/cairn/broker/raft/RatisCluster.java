@@ -85,6 +85,9 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     private final org.apache.ratis.conf.RaftProperties clientProperties;
     private final boolean raftTls;
     private volatile PartitionGroupReconciler reconciler;
+    /** False with raft.engine=cairn: this server runs the metadata group only, and partitions run elsewhere. */
+    private final boolean hostsPartitionGroups;
+    private final List<Consumer<MetadataChange>> metadataListeners = new CopyOnWriteArrayList<>();
     private final AppliedIndexWaiters metadataApplied = new AppliedIndexWaiters(METADATA_LOCAL_APPLY_WAIT_MS);
 
     /**
@@ -93,7 +96,18 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
      */
     public RatisCluster(int nodeId, Map<Integer, String> raftAddresses, RatisSettings settings, FileIo io,
             Path dataDir, LogConfig logConfig, OffsetStore offsets) throws IOException {
+        this(nodeId, raftAddresses, settings, io, dataDir, logConfig, offsets, true);
+    }
+
+    /**
+     * @param hostsPartitionGroups false when the partitions run on another engine ({@code raft.engine=cairn}): then
+     *     this runs the metadata group only, hands metadata changes to {@link #onMetadataChange(Consumer)}'s
+     *     listeners, and its partition methods find no partition
+     */
+    public RatisCluster(int nodeId, Map<Integer, String> raftAddresses, RatisSettings settings, FileIo io,
+            Path dataDir, LogConfig logConfig, OffsetStore offsets, boolean hostsPartitionGroups) throws IOException {
         this.nodeId = nodeId;
+        this.hostsPartitionGroups = hostsPartitionGroups;
         this.configuredVoters = List.copyOf(raftAddresses.keySet());
         this.io = io;
         this.logsDir = dataDir.resolve("logs");
@@ -110,6 +124,14 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
         this.addresses = new RaftAddresses(known, metadata::image);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata, metadataApplied::applied) : newPartitionStateMachine(groupId);
+        if (!hostsPartitionGroups) {
+            registry = groupId -> {
+                if (!groupId.equals(METADATA_GROUP)) {
+                    throw new IllegalStateException("Raft group " + groupId + ": partitions run on raft.engine=cairn");
+                }
+                return new MetadataStateMachine(metadata, metadataApplied::applied);
+            };
+        }
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image,
@@ -170,9 +192,20 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     /** Runs on the metadata apply thread: hands the change to the reconciler, never throwing. */
     private void onMetadataChange(MetadataChange change) {
         PartitionGroupReconciler current = reconciler;
-        if (current != null) {
+        if (current != null && hostsPartitionGroups) {
             current.onMetadataChange(change);
         }
+        for (Consumer<MetadataChange> listener : metadataListeners) {
+            listener.accept(change);
+        }
+    }
+
+    /**
+     * Registers a listener of applied metadata changes (on the metadata apply thread: it must not block); register
+     * before {@link #start}, so that it hears the replay too.
+     */
+    public void onMetadataChange(Consumer<MetadataChange> listener) {
+        metadataListeners.add(listener);
     }
 
     /** Forgets a removed group's state machine (the reconciler removed its Raft group and files). */

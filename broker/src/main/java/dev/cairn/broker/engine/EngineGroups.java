@@ -1,0 +1,268 @@
+package dev.cairn.broker.engine;
+
+import dev.cairn.broker.cluster.MetadataChange;
+import dev.cairn.broker.cluster.MetadataCommand;
+import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.TopicInfo;
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.io.Directories;
+import dev.cairn.broker.io.FileIo;
+import dev.cairn.broker.log.Log;
+import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.offsets.OffsetStore;
+import dev.cairn.broker.partition.Partition;
+import dev.cairn.raft.runtime.RaftEngine;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine groups this broker hosts, kept equal to what metadata assigns it: each metadata change is handed to
+ * one reconciler thread (the metadata apply thread must not wait), which removes the groups of a deleted topic and
+ * creates groups for new assignments. Every hosted group is in the local {@link EngineGroupIndex} first, so that
+ * the next start creates it again before metadata replays (the engine's log recovers Raft state, not machines).
+ *
+ * <p>A partition's files: its log in {@code <logs>/<topic>-<partition>/}, as with Ratis; its Raft entries in the
+ * engine's shared log.
+ */
+final class EngineGroups implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineGroups.class);
+    /** How long creating or removing the groups of one change may take before it is reported failed. */
+    static final long GROUP_CHANGE_WAIT_MS = 60_000;
+    /** How long close waits for a reconciliation in progress. */
+    static final long RECONCILE_SHUTDOWN_WAIT_MS = 5_000;
+
+    /** One hosted group. */
+    record Hosted(int group, TopicPartition tp, EnginePartitionMachine machine) {
+    }
+
+    private final int nodeId;
+    private final RaftEngine engine;
+    private final Closeable transport;
+    private final EngineGroupIndex index;
+    private final EngineLeaderships leaderships;
+    private final FileIo io;
+    private final Path logsDir;
+    private final LogConfig logConfig;
+    private final OffsetStore offsets;
+    private final Consumer<TopicPartition> onAppended;
+    private final Map<TopicPartition, Hosted> byPartition = new ConcurrentHashMap<>();
+    private final Map<Integer, Hosted> byGroup = new ConcurrentHashMap<>();
+    private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cairn-engine-reconciler");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    EngineGroups(int nodeId, RaftEngine engine, Closeable transport, EngineGroupIndex index,
+            EngineLeaderships leaderships, FileIo io, Path logsDir, LogConfig logConfig, OffsetStore offsets,
+            Consumer<TopicPartition> onAppended) {
+        this.nodeId = nodeId;
+        this.engine = engine;
+        this.transport = transport;
+        this.index = index;
+        this.leaderships = leaderships;
+        this.io = io;
+        this.logsDir = logsDir;
+        this.logConfig = logConfig;
+        this.offsets = offsets;
+        this.onAppended = onAppended;
+    }
+
+    RaftEngine engine() {
+        return engine;
+    }
+
+    Hosted hosted(TopicPartition tp) {
+        return byPartition.get(tp);
+    }
+
+    Collection<TopicPartition> hostedPartitions() {
+        return byPartition.keySet();
+    }
+
+    /**
+     * Creates every group of the local index (before metadata replays), and removes groups the engine's log holds
+     * that the index does not (removed from the index by a change the crash interrupted).
+     */
+    void createIndexed() throws IOException {
+        Map<Integer, EngineGroupIndex.Entry> indexed = index.entries();
+        create(indexed.values());
+        List<Integer> stale = new ArrayList<>();
+        for (int group : engine.recoveredGroups()) {
+            if (!indexed.containsKey(group)) {
+                stale.add(group);
+            }
+        }
+        for (int group : stale) {
+            await(List.of(engine.removeGroup(group)), "removing group " + group + " not in the local index");
+        }
+        LOG.info("raft.engine=cairn: {} partition group(s) hosted at start, {} loop(s), {} engine thread(s)",
+                indexed.size(), engine.config().loops(), engine.threadCount());
+    }
+
+    /** Hands the change to the reconciler thread; never throws (it runs on the metadata apply thread). */
+    void onMetadataChange(MetadataChange change) {
+        try {
+            reconciler.execute(() -> reconcile(change));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("shutting down: metadata change at raft index {} not reconciled",
+                    change.current().appliedRaftIndex());
+        }
+    }
+
+    /**
+     * Removes groups only when a topic deletion is applied: during replay after a restart the images are old ones,
+     * and a topic missing from an old image must not cost its data.
+     */
+    private void reconcile(MetadataChange change) {
+        try {
+            if (change.cause() instanceof MetadataCommand.DeleteTopic delete) {
+                Optional<TopicInfo> deleted = change.previous().topic(delete.name());
+                if (deleted.isPresent()) {
+                    remove(deleted.get());
+                }
+            }
+            addAssigned(change.current());
+        } catch (IOException | RuntimeException e) {
+            LOG.error("reconciling engine partition groups with metadata at raft index {} failed",
+                    change.current().appliedRaftIndex(), e);
+        }
+    }
+
+    private void addAssigned(MetadataImage image) throws IOException {
+        List<EngineGroupIndex.Entry> added = new ArrayList<>();
+        for (TopicInfo topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitionCount(); p++) {
+                List<Integer> replicas = topic.replicas().get(p);
+                int group = topic.raftGroup(p);
+                if (!replicas.contains(nodeId) || byGroup.containsKey(group)) {
+                    continue;
+                }
+                if (group == 0) {
+                    LOG.error("{}-{} has no engine group id (created before raft.engine=cairn); not hosted",
+                            topic.name(), p);
+                    continue;
+                }
+                List<Integer> voters = replicas.stream().map(node -> node + 1).toList();
+                added.add(new EngineGroupIndex.Entry(group, topic.topicId(), p, topic.name(), topic.configs(),
+                        voters));
+            }
+        }
+        if (added.isEmpty()) {
+            return;
+        }
+        // The index first, in one write: a group in the engine's log after a crash must be found in it.
+        index.putAll(added);
+        create(added);
+        LOG.info("hosting {} new partition(s) on the engine: {}", added.size(), added.size() <= 10 ? added.stream()
+                .map(e -> e.topic() + "-" + e.partition()).toList() : added.get(0).topic() + "-...");
+    }
+
+    private void create(Collection<EngineGroupIndex.Entry> entries) throws IOException {
+        List<CompletableFuture<Void>> created = new ArrayList<>();
+        for (EngineGroupIndex.Entry entry : entries) {
+            TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
+            Partition partition = new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp),
+                    logConfig.withTopicOverrides(entry.configs())), offsets, logConfig, entry.configs());
+            // No snapshots yet: the engine's log holds every entry, replayed from the first.
+            partition.restoreEmpty();
+            Hosted hosted = new Hosted(entry.group(), tp, new EnginePartitionMachine(tp, partition,
+                    () -> onAppended.accept(tp)));
+            leaderships.name(entry.group(), tp.toString());
+            byGroup.put(entry.group(), hosted);
+            byPartition.put(tp, hosted);
+            created.add(engine.createGroup(entry.group(), entry.voters(), hosted.machine()));
+        }
+        await(created, "creating " + entries.size() + " partition group(s)");
+    }
+
+    private void remove(TopicInfo topic) throws IOException {
+        List<Hosted> removed = new ArrayList<>();
+        Set<Integer> groups = new HashSet<>();
+        for (Hosted hosted : byGroup.values()) {
+            int partition = hosted.tp().partition();
+            if (hosted.tp().topic().equals(topic.name()) && hosted.group() == topic.raftGroup(partition)) {
+                removed.add(hosted);
+                groups.add(hosted.group());
+            }
+        }
+        if (removed.isEmpty()) {
+            return;
+        }
+        LOG.info("removing {} partition(s) of topic {}", removed.size(), topic.name());
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        for (Hosted hosted : removed) {
+            pending.add(engine.removeGroup(hosted.group()));
+        }
+        await(pending, "removing " + removed.size() + " partition group(s) of " + topic.name());
+        for (Hosted hosted : removed) {
+            byGroup.remove(hosted.group());
+            byPartition.remove(hosted.tp(), hosted);
+            leaderships.forget(hosted.group());
+            hosted.machine().partition().close();
+            Directories.deleteRecursively(partitionDir(hosted.tp()));
+        }
+        index.removeAll(groups);
+    }
+
+    private Path partitionDir(TopicPartition tp) {
+        return logsDir.resolve(tp.topic() + "-" + tp.partition());
+    }
+
+    private static void await(List<CompletableFuture<Void>> futures, String what) throws IOException {
+        try {
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+                    .get(GROUP_CHANGE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted " + what, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException(what + " failed", e);
+        }
+    }
+
+    /** Stops reconciling, then the engine (its log), then the transport, then the partitions' files. */
+    @Override
+    public void close() {
+        reconciler.shutdown();
+        try {
+            if (!reconciler.awaitTermination(RECONCILE_SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                reconciler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        engine.close();
+        try {
+            transport.close();
+        } catch (IOException e) {
+            LOG.warn("closing the engine's transport failed", e);
+        }
+        for (Hosted hosted : byGroup.values()) {
+            try {
+                hosted.machine().partition().close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: closing its log failed", hosted.tp(), e);
+            }
+        }
+    }
+}

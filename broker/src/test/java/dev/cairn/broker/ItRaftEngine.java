@@ -1,0 +1,27 @@
+package dev.cairn.broker;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The Raft engine integration tests run their brokers on: {@code -Dcairn.it.raft.engine=cairn} (the second failsafe
+ * execution of broker/pom.xml) puts {@code raft.engine=cairn} into every broker a fixture starts, unless the test
+ * sets raft.engine itself.
+ */
+final class ItRaftEngine {
+    static final String PROPERTY = "cairn.it.raft.engine";
+
+    private ItRaftEngine() {
+    }
+
+    /** {@code settings} with the engine of this run added. */
+    static Map<String, String> withEngine(Map<String, String> settings) {
+        String engine = System.getProperty(PROPERTY, "").trim();
+        if (engine.isEmpty() || settings.containsKey("raft.engine")) {
+            return settings;
+        }
+        Map<String, String> with = new HashMap<>(settings);
+        with.put("raft.engine", engine);
+        return with;
+    }
+}

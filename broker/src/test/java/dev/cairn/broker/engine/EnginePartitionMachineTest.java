@@ -1,0 +1,195 @@
+package dev.cairn.broker.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.broker.cluster.TopicPartition;
+import dev.cairn.broker.io.NioFileIo;
+import dev.cairn.broker.log.Log;
+import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.offsets.InMemoryOffsetStore;
+import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.partition.PartitionTestBatches;
+import dev.cairn.broker.partition.Result;
+import dev.cairn.protocol.ErrorCode;
+import dev.cairn.raft.RaftConfig;
+import dev.cairn.raft.runtime.EngineConfig;
+import dev.cairn.raft.runtime.RaftEngine;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three engines on an in-memory transport, each applying one partition group to a real {@link Partition}. */
+@Timeout(60)
+class EnginePartitionMachineTest {
+    private static final int GROUP = 7;
+    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final long WAIT_MS = 20_000;
+
+    @TempDir
+    Path root;
+    private final NioFileIo io = new NioFileIo();
+    private final RaftEngine[] engines = new RaftEngine[4];
+    private final Partition[] partitions = new Partition[4];
+    private final Map<Integer, Boolean> serving = new ConcurrentHashMap<>();
+    private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (int replica = 1; replica <= 3; replica++) {
+            stopReplica(replica);
+        }
+    }
+
+    @Test
+    void appendsCommitInOrderAndEveryReplicaHoldsTheSameBytes() throws Exception {
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        for (int i = 0; i < 40; i++) {
+            Result result = (Result) leader.propose(GROUP, append(3)).get(10, TimeUnit.SECONDS);
+            Result.Appended appended = assertInstanceOf(Result.Appended.class, result);
+            assertEquals(3L * i, appended.baseOffset());
+        }
+        awaitAll(120);
+        assertSameSegments();
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    @Test
+    void aRestartedReplicaReplaysTheEngineLogToTheSameBytes() throws Exception {
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        for (int i = 0; i < 20; i++) {
+            leader.propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(40);
+        int restarted = leader == engines[3] ? 2 : 3;
+        stopReplica(restarted);
+        start(restarted);
+        awaitAll(40);
+        assertSameSegments();
+        assertEquals(20 + 1, partitions[restarted].appliedRaftIndex(), "20 appends after the leader's no-op");
+    }
+
+    @Test
+    void anUnreadableCommandIsAnsweredOnEveryReplicaAndTheGroupGoesOn() throws Exception {
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        Result corrupt = (Result) leader.propose(GROUP, new byte[] {99, 99, 99}).get(10, TimeUnit.SECONDS);
+        assertEquals(ErrorCode.CORRUPT_MESSAGE, assertInstanceOf(Result.Rejected.class, corrupt).error());
+        Result next = (Result) leader.propose(GROUP, append(1)).get(10, TimeUnit.SECONDS);
+        assertEquals(0L, assertInstanceOf(Result.Appended.class, next).baseOffset());
+        awaitAll(1);
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    private static byte[] append(int records) {
+        return EnginePartitionMachine.encode(new Command.Append(PartitionTestBatches.plain(records),
+                System.currentTimeMillis()));
+    }
+
+    private void startAll() throws Exception {
+        for (int replica = 1; replica <= 3; replica++) {
+            start(replica);
+        }
+    }
+
+    private void start(int replica) throws Exception {
+        Path dir = root.resolve("r" + replica);
+        Partition partition = new Partition(TP.topic(), TP.partition(), Log.open(io, dir.resolve("log"),
+                LogConfig.defaults()), new InMemoryOffsetStore(io));
+        partition.restoreEmpty();
+        RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
+                RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
+        EngineConfig config = new EngineConfig(replica, 1, 20, raft, false, 300, 50,
+                EngineConfig.LOOP_QUEUE_MAX_DEFAULT, EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT, 1);
+        RaftEngine engine = RaftEngine.start(config, dir.resolve("engine"), this::deliver,
+                (group, leader, term, isServing) -> serving.put(replica, isServing && leader == replica),
+                failures::add);
+        engine.createGroup(GROUP, List.of(1, 2, 3), new EnginePartitionMachine(TP, partition, () -> { }))
+                .get(10, TimeUnit.SECONDS);
+        partitions[replica] = partition;
+        engines[replica] = engine;
+    }
+
+    private void stopReplica(int replica) {
+        if (engines[replica] != null) {
+            engines[replica].close();
+            engines[replica] = null;
+            serving.remove(replica);
+        }
+        if (partitions[replica] != null) {
+            partitions[replica].close();
+            partitions[replica] = null;
+        }
+    }
+
+    private void deliver(int peer, ByteBuffer frame) {
+        RaftEngine engine = engines[peer];
+        if (engine != null) {
+            ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
+            copy.put(frame.duplicate()).flip();
+            engine.deliver(copy);
+        }
+    }
+
+    private int awaitLeader() throws InterruptedException {
+        await(() -> serving.containsValue(true), "a leader");
+        return serving.entrySet().stream().filter(Map.Entry::getValue).findFirst().orElseThrow().getKey();
+    }
+
+    private void awaitAll(long highWatermark) throws InterruptedException {
+        await(() -> Stream.of(1, 2, 3).allMatch(r -> partitions[r] != null
+                && partitions[r].highWatermark() == highWatermark), "every replica at " + highWatermark);
+    }
+
+    private void assertSameSegments() throws IOException {
+        Map<String, byte[]> first = segments(1);
+        assertTrue(!first.isEmpty());
+        for (int replica = 2; replica <= 3; replica++) {
+            Map<String, byte[]> other = segments(replica);
+            assertEquals(first.keySet(), other.keySet());
+            for (String name : first.keySet()) {
+                assertArrayEquals(first.get(name), other.get(name), "replica " + replica + " " + name);
+            }
+        }
+    }
+
+    /** Each segment file's bytes, up to the partition's log end (a preallocated tail is not data). */
+    private Map<String, byte[]> segments(int replica) throws IOException {
+        partitions[replica].flush();
+        Map<String, byte[]> bytes = new TreeMap<>();
+        try (Stream<Path> files = Files.list(root.resolve("r" + replica).resolve("log"))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+                bytes.put(file.getFileName().toString(), Files.readAllBytes(file));
+            }
+        }
+        return bytes;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+}
