@@ -13,7 +13,6 @@ import dev.cairn.broker.cluster.PartitionLeaderJobs;
 import dev.cairn.broker.cluster.ReplicaRaftState;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.io.FileIo;
-import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.offsets.OffsetStore;
@@ -35,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -124,14 +122,6 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
         this.addresses = new RaftAddresses(known, metadata::image);
         StateMachine.Registry registry = groupId -> groupId.equals(METADATA_GROUP)
                 ? new MetadataStateMachine(metadata, metadataApplied::applied) : newPartitionStateMachine(groupId);
-        if (!hostsPartitionGroups) {
-            registry = groupId -> {
-                if (!groupId.equals(METADATA_GROUP)) {
-                    throw new IllegalStateException("Raft group " + groupId + ": partitions run on raft.engine=cairn");
-                }
-                return new MetadataStateMachine(metadata, metadataApplied::applied);
-            };
-        }
         this.host = new RaftHost(Integer.toString(nodeId), settings, registry);
         this.statePublisher = new ReplicaStatePublisher(nodeId, host, index, metadata::image, this::submit);
         this.balancer = new LeadershipBalancer(nodeId, host, index, metadata::image,
@@ -153,6 +143,9 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     }
 
     private StateMachine newPartitionStateMachine(RaftGroupId groupId) {
+        if (!hostsPartitionGroups) {
+            throw new IllegalStateException("Raft group " + groupId + ": partitions run on raft.engine=cairn");
+        }
         UUID gid = groupId.getUuid();
         LocalPartitionIndex.Entry entry = index.get(gid).orElseThrow(() -> new IllegalStateException(
                 "Raft group " + gid + " is not in the local partition index"));
@@ -247,32 +240,13 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
         }
         return host.submit(RaftGroupId.valueOf(gid), CommandCodec.encodeParts(command))
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .handle((result, error) -> error != null ? timedOut(tp, error) : toResult(tp, result));
-    }
-
-    private static Result timedOut(TopicPartition tp, Throwable error) {
-        if (error instanceof TimeoutException) {
-            return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": not committed in time");
-        }
-        return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": " + error);
+                .handle((result, error) -> error != null ? SubmitResult.timedOut(tp, error) : toResult(tp, result));
     }
 
     private Result toResult(TopicPartition tp, SubmitResult result) {
-        if (result instanceof SubmitResult.Applied applied) {
-            return CommandCodec.decodeResult(applied.reply());
-        }
-        if (result instanceof SubmitResult.NotLeader) {
-            return new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER, tp + ": broker " + nodeId
-                    + " is not the leader");
-        }
-        Throwable cause = ((SubmitResult.Failed) result).cause();
         UUID gid = groupsByPartition.get(tp);
         PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
-        StorageException offline = machine == null ? null : machine.offlineCause();
-        if (offline != null) {
-            return new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, tp + ": " + offline.getMessage());
-        }
-        return new Result.Rejected(ErrorCode.REQUEST_TIMED_OUT, tp + ": outcome unknown: " + cause);
+        return SubmitResult.toResult(tp, nodeId, result, machine == null ? null : machine.offlineCause());
     }
 
     @Override
@@ -351,13 +325,10 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
         UUID gid = groupsByPartition.get(tp);
         PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
         Partition partition = machine == null ? null : machine.partition();
-        if (partition == null) {
-            return Optional.empty();
-        }
-        RaftGroupId groupId = RaftGroupId.valueOf(gid);
-        java.util.OptionalLong start = host.raftLogStartIndex(groupId);
-        Optional<GroupRole> role = host.role(groupId);
-        if (start.isEmpty() || role.isEmpty()) {
+        java.util.OptionalLong start = partition == null ? java.util.OptionalLong.empty()
+                : host.raftLogStartIndex(RaftGroupId.valueOf(gid));
+        Optional<GroupRole> role = start.isEmpty() ? Optional.empty() : host.role(RaftGroupId.valueOf(gid));
+        if (role.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new ReplicaRaftState(start.getAsLong(), role.get().appliedRaftIndex(),
