@@ -7,6 +7,7 @@ import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PartitionSnapshot;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.snapshot.PartitionSnapshots;
 import dev.cairn.protocol.ErrorCode;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,11 +40,12 @@ import org.slf4j.LoggerFactory;
  * the leader ({@link GapFiller}). Without it (an in-memory partition log), the batch stays in the Raft log and is
  * placed as the entry applies.
  *
- * <p>Snapshots ({@link PartitionSnapshotStorage}): the partition flushes its log, then a manifest records the log
- * bounds, segment sizes up to the high watermark, producer state and committed offsets at the applied index, beside
- * hard links to the segment files; Ratis then purges its log behind it. On start the high watermark goes back to the
- * snapshot's end and Ratis replays the entries after it, which find their batches in the segments. A follower too far
- * behind for the leader's Raft log receives the leader's snapshot, segments included, and rebuilds its log from it.
+ * <p>Snapshots ({@link PartitionSnapshots}, seen by Ratis through {@link PartitionSnapshotStorage}): the partition
+ * flushes its log, then a manifest records the log bounds, segment sizes up to the high watermark, producer state and
+ * committed offsets at the applied index, beside hard links to the segment files; Ratis then purges its log behind
+ * it. On start the high watermark goes back to the snapshot's end and Ratis replays the entries after it, which find
+ * their batches in the segments. A follower too far behind for the leader's Raft log receives the leader's snapshot,
+ * segments included, and rebuilds its log from it.
  *
  * <p>A storage failure while applying takes the partition offline: the entry's client gets
  * KAFKA_STORAGE_ERROR, later entries are refused, and reads fail until a restart recovers the log and replays.
@@ -121,7 +123,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        PartitionSnapshotStorage.Stored snapshot = storage.latest();
+        PartitionSnapshots.Stored snapshot = storage.latest();
         if (snapshot != null && !snapshot.applied()) {
             install(snapshot);   // a crash interrupted an installation: finish it
         } else {
@@ -141,7 +143,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     @Override
     public void reinitialize() throws IOException {
         storage.reload();
-        PartitionSnapshotStorage.Stored snapshot = storage.latest();
+        PartitionSnapshots.Stored snapshot = storage.latest();
         if (snapshot != null && !snapshot.applied()) {
             install(snapshot);
         } else {
@@ -153,7 +155,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     }
 
     /** Rewinds the local log to a snapshot this replica took itself (or to empty without one). */
-    private void restore(PartitionSnapshotStorage.Stored snapshot) throws IOException {
+    private void restore(PartitionSnapshots.Stored snapshot) throws IOException {
         if (snapshot == null) {
             partition.restoreEmpty();
             return;
@@ -165,8 +167,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         if (snapshot.legacy()) {
             // Written before snapshots carried segments: rewrite it in the current layout, so that it can be
             // shipped to a follower. The log now ends at the snapshot, so its segments are the snapshot's.
-            storage.write(snapshot.term(), snapshot.index(), partition.snapshot(), logDirectory);
-            storage.cleanupOldSnapshots(1);
+            storage.snapshots().write(snapshot.term(), snapshot.index(), partition.snapshot(), logDirectory);
+            storage.snapshots().cleanup(1);
         }
     }
 
@@ -174,16 +176,16 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * Rebuilds this replica from a snapshot installed from the leader: the log's files are replaced by the
      * snapshot's segments, then producer state and committed offsets by the manifest's.
      */
-    private void install(PartitionSnapshotStorage.Stored snapshot) throws IOException {
+    private void install(PartitionSnapshots.Stored snapshot) throws IOException {
         Partition previous = partition;
         if (previous != null) {
             previous.close();
         }
-        storage.linkSegmentsInto(snapshot, logDirectory);
+        storage.snapshots().linkSegmentsInto(snapshot, logDirectory);
         Partition installed = opener.get();
         installed.claimWriter();
         installed.restoreInstalled(snapshot.index(), snapshot.state());
-        storage.markApplied(snapshot);
+        storage.snapshots().markApplied(snapshot);
         snapshotsInstalled++;
         offline = null;
         partition = installed;
@@ -333,8 +335,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
      */
     private void releaseDeletedSegments(LogEntryProto entry) {
         try {
-            storage.write(entry.getTerm(), entry.getIndex(), partition.snapshot(), logDirectory);
-            storage.cleanupOldSnapshots(1);
+            storage.snapshots().write(entry.getTerm(), entry.getIndex(), partition.snapshot(), logDirectory);
+            storage.snapshots().cleanup(1);
         } catch (IOException | StorageException e) {
             LOG.warn("{}: could not snapshot after retention; deleted segments keep their space until the next "
                     + "snapshot", partition, e);
@@ -382,7 +384,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
                     : new StorageException("snapshot at " + applied + " failed: " + e, e), applied.getIndex());
             throw new IOException(partition + ": snapshot at " + applied + " failed", e);
         }
-        storage.write(applied.getTerm(), applied.getIndex(), state, logDirectory);
+        storage.snapshots().write(applied.getTerm(), applied.getIndex(), state, logDirectory);
         snapshotByBytes.onSnapshotTaken();
         return applied.getIndex();
     }

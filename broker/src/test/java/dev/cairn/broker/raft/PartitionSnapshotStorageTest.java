@@ -1,14 +1,16 @@
 package dev.cairn.broker.raft;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.broker.log.SegmentDescriptor;
 import dev.cairn.broker.log.SegmentExtent;
 import dev.cairn.broker.partition.PartitionSnapshot;
+import dev.cairn.broker.snapshot.PartitionSnapshots;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,18 +18,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.server.storage.RaftStorageDirectory;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Snapshot directories: written, found again, shipped as prefixes, installed into a log, cleaned up. */
+/**
+ * The Ratis side of partition snapshots: the files Ratis ships (the manifest, then segment prefixes), what it finds
+ * after it installed a leader's files, and its retention policy. The layout itself is PartitionSnapshotsTest's.
+ */
 class PartitionSnapshotStorageTest {
     @TempDir
     Path dir;
@@ -39,12 +45,12 @@ class PartitionSnapshotStorageTest {
     void setUp() throws IOException {
         smDir = dir.resolve("group/sm");
         logDir = Files.createDirectories(dir.resolve("logs/t-0"));
-        storage = open();
+        storage = open(smDir);
     }
 
-    private PartitionSnapshotStorage open() throws IOException {
+    private static PartitionSnapshotStorage open(Path stateMachineDir) throws IOException {
         PartitionSnapshotStorage opened = new PartitionSnapshotStorage();
-        opened.init(raftStorage(smDir.toFile()));
+        opened.init(raftStorage(stateMachineDir.toFile()));
         return opened;
     }
 
@@ -75,79 +81,89 @@ class PartitionSnapshotStorageTest {
     }
 
     @Test
+    void beforeInitAndWithoutSnapshotsRatisSeesNone() throws IOException {
+        assertNull(new PartitionSnapshotStorage().getLatestSnapshot());
+        assertNull(storage.getLatestSnapshot());
+        assertEquals(smDir.toFile(), storage.getSnapshotDir());
+        assertTrue(Files.isDirectory(smDir), "init creates sm/");
+    }
+
+    @Test
     void aWrittenSnapshotIsFoundAgainAndShipsOnlyTheRecordedPrefixes() throws IOException {
         segment(0, "0123456789");
         segment(10, "abcdef");
-        storage.write(1, 50, state(16, new SegmentExtent(0, 10), new SegmentExtent(10, 6)), logDir);
+        storage.snapshots().write(1, 50, state(16, new SegmentExtent(0, 10), new SegmentExtent(10, 6)), logDir);
         // The active segment grows after the snapshot: the snapshot still ships 6 bytes of it.
         Files.writeString(SegmentDescriptor.logFile(logDir, 10), "XYZ", StandardOpenOption.APPEND);
 
-        PartitionSnapshotStorage reopened = open();
+        PartitionSnapshotStorage reopened = open(smDir);
         assertEquals(50, reopened.getLatestSnapshot().getIndex());
+        assertEquals(1, reopened.getLatestSnapshot().getTerm());
         assertTrue(reopened.latest().applied(), "a snapshot this replica took is already applied here");
         List<FileInfo> files = reopened.getLatestSnapshot().getFiles();
-        assertEquals(3, files.size());
-        assertEquals(PartitionSnapshotStorage.MANIFEST, files.get(0).getPath().getFileName().toString());
+        assertEquals(3, files.size(), "the manifest and two segments, never the applied marker");
+        assertEquals(PartitionSnapshots.MANIFEST, files.get(0).getPath().getFileName().toString());
         assertEquals(List.of(10L, 6L), files.subList(1, 3).stream().map(FileInfo::getFileSize).toList());
+        assertEquals(9, Files.size(files.get(2).getPath()), "the link itself grew");
         assertTrue(files.stream().allMatch(f -> f.getPath().startsWith(smDir)), "files must lie under sm/");
     }
 
     @Test
-    void anInstalledSnapshotReplacesTheLogWithItsSegmentPrefixes() throws IOException {
-        segment(0, "0123456789");
-        segment(10, "abcdefXYZ");
-        storage.write(1, 50, state(16, new SegmentExtent(0, 10), new SegmentExtent(10, 6)), logDir);
-        PartitionSnapshotStorage.Stored snapshot = storage.latest();
-        // What a follower receives has no "applied" marker; its log holds something else.
-        Files.delete(snapshot.path().resolve(PartitionSnapshotStorage.APPLIED_MARKER));
-        Path followerLog = Files.createDirectories(dir.resolve("follower/t-0"));
-        Files.writeString(followerLog.resolve("00000000000000000000.log"), "stale");
-        Files.writeString(followerLog.resolve("recovery-point"), "stale");
-        PartitionSnapshotStorage follower = open();
-        assertFalse(follower.latest().applied());
-
-        follower.linkSegmentsInto(follower.latest(), followerLog);
-        follower.markApplied(follower.latest());
-
-        try (Stream<Path> files = Files.list(followerLog)) {
-            assertEquals(2, files.count(), "only the snapshot's segments remain");
-        }
-        assertArrayEquals("0123456789".getBytes(StandardCharsets.US_ASCII),
-                Files.readAllBytes(SegmentDescriptor.logFile(followerLog, 0)));
-        byte[] active = Files.readAllBytes(SegmentDescriptor.logFile(followerLog, 10));
-        assertArrayEquals("abcdef".getBytes(StandardCharsets.US_ASCII), Arrays.copyOf(active, 6));
-        assertTrue(open().latest().applied());
+    void theDescriptionIsKeptUntilTheSnapshotChanges() throws IOException {
+        segment(0, "x");
+        storage.snapshots().write(1, 20, state(1, new SegmentExtent(0, 1)), logDir);
+        SnapshotInfo first = storage.getLatestSnapshot();
+        assertSame(first, storage.getLatestSnapshot());
+        storage.snapshots().write(1, 30, state(1, new SegmentExtent(0, 1)), logDir);
+        assertNotSame(first, storage.getLatestSnapshot());
+        assertEquals(30, storage.getLatestSnapshot().getIndex());
     }
 
     @Test
-    void cleanupKeepsTheNewestAndDropsLegacyFiles() throws IOException {
+    void afterRatisInstalledTheLeadersFilesAReloadFindsThemUnapplied() throws IOException {
+        segment(0, "0123456789");
+        storage.snapshots().write(2, 40, state(10, new SegmentExtent(0, 10)), logDir);
+        Path followerSm = Files.createDirectories(dir.resolve("follower/sm"));
+        PartitionSnapshotStorage follower = open(followerSm);
+        assertNull(follower.getLatestSnapshot());
+
+        // Ratis writes each shipped file under the same relative path, up to the shipped size.
+        for (FileInfo file : storage.getLatestSnapshot().getFiles()) {
+            Path target = followerSm.resolve(smDir.relativize(file.getPath()));
+            Files.createDirectories(target.getParent());
+            byte[] bytes = Files.readAllBytes(file.getPath());
+            Files.write(target, java.util.Arrays.copyOf(bytes, (int) file.getFileSize()));
+        }
+        follower.reload();
+        assertEquals(40, follower.getLatestSnapshot().getIndex());
+        assertFalse(follower.latest().applied(), "the marker is never shipped");
+    }
+
+    @Test
+    void cleanupFollowsRatisRetentionAndDropsLegacyFiles() throws IOException {
         Path legacy = Files.createDirectories(smDir).resolve("snapshot.1_10");
         ByteBuffer v1 = ByteBuffer.allocate(4 + 8 + 8 + 4).putInt(1).putLong(0).putLong(0).putInt(0);
         Files.write(legacy, v1.array());
-        storage = open();
+        storage = open(smDir);
         assertTrue(storage.latest().legacy());
         assertEquals(10, storage.getLatestSnapshot().getIndex());
+        assertEquals(List.of(legacy), storage.getLatestSnapshot().getFiles().stream().map(FileInfo::getPath).toList(),
+                "a legacy snapshot is its single file");
 
         segment(0, "x");
         for (long index = 20; index <= 50; index += 10) {
-            storage.write(1, index, state(1, new SegmentExtent(0, 1)), logDir);
+            storage.snapshots().write(1, index, state(1, new SegmentExtent(0, 1)), logDir);
         }
-        storage.cleanupOldSnapshots(2);
+        storage.cleanupOldSnapshots(new SnapshotRetentionPolicy() {
+            @Override
+            public int getNumSnapshotsRetained() {
+                return 2;
+            }
+        });
         try (Stream<Path> entries = Files.list(smDir)) {
             assertEquals(List.of("snapshot.1_40", "snapshot.1_50"),
                     entries.map(p -> p.getFileName().toString()).sorted().toList());
         }
-        assertEquals(50, open().getLatestSnapshot().getIndex());
-    }
-
-    @Test
-    void aDamagedManifestIsIgnored() throws IOException {
-        segment(0, "x");
-        storage.write(1, 20, state(1, new SegmentExtent(0, 1)), logDir);
-        Path manifest = storage.latest().path().resolve(PartitionSnapshotStorage.MANIFEST);
-        byte[] bytes = Files.readAllBytes(manifest);
-        bytes[5] ^= 1;
-        Files.write(manifest, bytes);
-        assertNull(open().latest());
+        assertEquals(50, open(smDir).getLatestSnapshot().getIndex());
     }
 }

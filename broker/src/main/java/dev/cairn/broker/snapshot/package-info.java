@@ -1,0 +1,6 @@
+/**
+ * A partition group's snapshots on disk ({@link dev.cairn.broker.snapshot.PartitionSnapshots}: a manifest and hard
+ * links to the log's segments). Free of any Raft implementation, so that Ratis (through
+ * {@code broker.raft.PartitionSnapshotStorage}) and Cairn's own engine keep the same files.
+ */
+package dev.cairn.broker.snapshot;
