@@ -63,6 +63,19 @@ final class SnapshotIo {
         return payload;
     }
 
+    /** Fills {@code buffer} from {@code channel} at {@code position}, or fails if the file ends first. */
+    static void readFully(FileChannel channel, ByteBuffer buffer, long position, Path file) throws IOException {
+        long at = position;
+        while (buffer.hasRemaining()) {
+            int read = channel.read(buffer, at);
+            if (read < 0) {
+                throw new SnapshotFormatException(file + " ends at " + at + " bytes, " + (at + buffer.remaining())
+                        + " needed");
+            }
+            at += read;
+        }
+    }
+
     /** Writes all of {@code bytes} to {@code channel} at its position. */
     static void writeFully(FileChannel channel, ByteBuffer bytes) throws IOException {
         while (bytes.hasRemaining()) {

@@ -1,6 +1,7 @@
 /**
  * A partition group's snapshots on disk ({@link dev.cairn.broker.snapshot.PartitionSnapshots}: a manifest and hard
- * links to the log's segments). Free of any Raft implementation, so that Ratis (through
+ * links to the log's segments), and the byte stream one of them is shipped as
+ * ({@link dev.cairn.broker.snapshot.SnapshotStream}). Free of any Raft implementation, so that Ratis (through
  * {@code broker.raft.PartitionSnapshotStorage}) and Cairn's own engine keep the same files.
  */
 package dev.cairn.broker.snapshot;
