@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  *
  * A snapshot is built in {@code snapshot.TERM_INDEX.tmp} and renamed into place, so a crash leaves the previous
  * snapshot or the new one. A replica behind the leader's Raft log receives the manifest and the segment prefixes,
- * never the marker (Ratis ships the files); it then rebuilds its log from those segments ({@link #linkSegmentsInto})
- * and marks the snapshot applied ({@link #markApplied}). A crash between the two is repaired by doing both again,
- * since the snapshot is still unapplied.
+ * never the marker (Ratis ships the files; the Cairn engine ships {@link SnapshotStream}'s bytes into a
+ * {@link SnapshotRestore}); it then rebuilds its log from those segments ({@link #linkSegmentsInto}) and marks the
+ * snapshot applied ({@link #markApplied}). A crash between the two is repaired by doing both again, since the
+ * snapshot is still unapplied.
  *
  * <p>The last segment is the log's active one and keeps growing after the snapshot (a hard link shares the
  * file): the manifest records each segment's size at the snapshot, and only that prefix is shipped. Bytes below
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * version-1 PartitionSnapshot) is still read, as a snapshot already applied locally (a legacy one: it cannot be
  * shipped).
  *
- * <p>Single writer: one thread (the group's apply thread) writes, marks and cleans up; {@link #latest}
+ * <p>Single writer: one thread (the group's apply thread) writes, restores, marks and cleans up; {@link #latest}
  * may be read from any thread.
  */
 public final class PartitionSnapshots {
@@ -57,7 +58,7 @@ public final class PartitionSnapshots {
     public static final long MANIFEST_BYTES_MAX = 256L * 1024 * 1024;
 
     static {
-        // A manifest is read into one byte array.
+        // A restore holds one manifest in a byte array, and the stream's header gives its length as an int.
         if (MANIFEST_BYTES_MAX > Integer.MAX_VALUE - 8) {
             throw new ExceptionInInitializerError("MANIFEST_BYTES_MAX " + MANIFEST_BYTES_MAX + " exceeds an array");
         }
@@ -78,6 +79,7 @@ public final class PartitionSnapshots {
 
     private final Path directory;
     private volatile Stored latest;
+    private volatile SnapshotRestore restoring;
 
     private PartitionSnapshots(Path directory) {
         this.directory = directory;
@@ -145,6 +147,53 @@ public final class PartitionSnapshots {
     }
 
     /**
+     * Starts receiving the snapshot taken at ({@code term}, {@code index}) as a {@link SnapshotStream}, in
+     * {@code snapshot.TERM_INDEX.tmp}; a restore that did not finish is dropped.
+     */
+    public SnapshotRestore beginRestore(long term, long index) throws IOException {
+        SnapshotRestore previous = restoring;
+        if (previous != null) {
+            previous.abort();
+        }
+        Path target = directory.resolve(name(term, index));
+        Path tmp = tmpPath(target);
+        SnapshotIo.deleteRecursively(tmp);
+        Files.createDirectories(tmp.resolve(SEGMENTS));
+        SnapshotRestore restore = new SnapshotRestore(this, tmp, target, term, index);
+        restoring = restore;
+        return restore;
+    }
+
+    /**
+     * A restore's last step: its complete, checked and fsynced {@code tmp} directory replaces whatever stands at
+     * {@code target} (an unapplied copy from an earlier attempt), unapplied. It becomes {@link #latest} unless a
+     * newer snapshot is kept, as a rescan would find.
+     */
+    Stored installRestored(SnapshotRestore restore, Path tmp, Path target, PartitionSnapshot state)
+            throws IOException {
+        if (Files.exists(target)) {
+            LOG.info("replacing snapshot {} with the one restored from the leader", target);
+            SnapshotIo.deleteRecursively(target);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        SnapshotIo.fsyncDirectory(directory);
+        Stored stored = new Stored(target, restore.term(), restore.index(), state, false, false);
+        Stored current = latest;
+        if (current == null || current.index() <= stored.index()) {
+            latest = stored;
+        }
+        restoreEnded(restore);
+        return stored;
+    }
+
+    /** The restore finished or was abandoned. */
+    void restoreEnded(SnapshotRestore restore) {
+        if (restoring == restore) {
+            restoring = null;
+        }
+    }
+
+    /**
      * Replaces every file in {@code logDirectory} with the snapshot's segments (hard links where possible), each
      * exactly as long as the manifest says. The log is closed while this runs; a crash midway is repaired by
      * running it again, since the snapshot is still unapplied.
@@ -181,7 +230,8 @@ public final class PartitionSnapshots {
 
     /**
      * Keeps the newest {@code retained} snapshots (all when not positive) and always {@link #latest}; drops
-     * legacy snapshots other than the latest, and leftover {@code .tmp} directories.
+     * legacy snapshots other than the latest, and leftover {@code .tmp} directories other than a restore's that is
+     * under way.
      */
     public void cleanup(int retained) throws IOException {
         List<Stored> snapshots = scan();
@@ -195,9 +245,12 @@ public final class PartitionSnapshots {
                 deleteSnapshot(snapshot);
             }
         }
+        SnapshotRestore underWay = restoring;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + TMP_SUFFIX)) {
             for (Path tmp : files) {
-                SnapshotIo.deleteRecursively(tmp);
+                if (underWay == null || !tmp.equals(underWay.tmpDirectory())) {
+                    SnapshotIo.deleteRecursively(tmp);
+                }
             }
         }
     }

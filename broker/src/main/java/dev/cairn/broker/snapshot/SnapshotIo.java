@@ -16,11 +16,13 @@ import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** File operations of the snapshot store: manifests, durable writes, links, deletes. */
+/** File operations the snapshot store and the restore writer share: manifests, durable writes, links, deletes. */
 final class SnapshotIo {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotIo.class);
     /** The CRC32C that ends a manifest file. */
     static final int CRC_BYTES = 4;
+    /** The buffer a manifest file's CRC is checked through, so the check allocates no manifest-sized array. */
+    private static final int CRC_READ_BYTES = 64 * 1024;
 
     private SnapshotIo() {
     }
@@ -32,7 +34,7 @@ final class SnapshotIo {
     }
 
     /** Whether {@code manifest} (payload then CRC32C, all of the array) ends with its payload's checksum. */
-    private static boolean crcMatches(byte[] manifest) {
+    static boolean crcMatches(byte[] manifest) {
         int payloadBytes = manifest.length - CRC_BYTES;
         return payloadBytes >= 0 && crc(manifest, payloadBytes) == ByteBuffer.wrap(manifest, payloadBytes,
                 CRC_BYTES).getInt();
@@ -61,6 +63,31 @@ final class SnapshotIo {
         byte[] payload = new byte[all.length - CRC_BYTES];
         System.arraycopy(all, 0, payload, 0, payload.length);
         return payload;
+    }
+
+    /** Checks the manifest file's CRC32C while reading it through a small buffer. */
+    static void checkManifestFile(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < CRC_BYTES || size > PartitionSnapshots.MANIFEST_BYTES_MAX) {
+                throw new SnapshotFormatException(file + ": a manifest of " + size + " bytes");
+            }
+            CRC32C crc = new CRC32C();
+            ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(CRC_READ_BYTES, size));
+            long payloadBytes = size - CRC_BYTES;
+            long position = 0;
+            while (position < payloadBytes) {
+                buffer.clear().limit((int) Math.min(buffer.capacity(), payloadBytes - position));
+                readFully(channel, buffer, position, file);
+                crc.update(buffer.flip());
+                position += buffer.limit();
+            }
+            buffer.clear().limit(CRC_BYTES);
+            readFully(channel, buffer, payloadBytes, file);
+            if ((int) crc.getValue() != buffer.flip().getInt()) {
+                throw new SnapshotFormatException(file + ": manifest CRC32C mismatch");
+            }
+        }
     }
 
     /** Fills {@code buffer} from {@code channel} at {@code position}, or fails if the file ends first. */

@@ -20,7 +20,7 @@ import java.nio.file.StandardOpenOption;
  *
  * The total is {@code 4 + manifestBytes + sum(sizeBytes)}. Each piece is read straight from the snapshot's files
  * (the manifest and the hard links to the segments); the active segment's link may have grown since, and only its
- * recorded prefix is part of the stream. The manifest comes first so that a receiver
+ * recorded prefix is part of the stream. The manifest comes first so that a receiver ({@link SnapshotRestore})
  * knows every segment's size before its bytes arrive. The segment bytes carry no checksum of their own here: the
  * record batches in them carry theirs, which the log checks when it recovers.
  *
