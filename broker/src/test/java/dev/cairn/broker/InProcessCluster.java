@@ -58,7 +58,7 @@ public final class InProcessCluster implements AutoCloseable {
             config.put("raft.voters", voters.toString());
             config.put("log.dirs", dir.resolve("broker-" + (i + 1)).toString());
             config.putAll(settings);
-            configs.add(BrokerConfig.fromMap(config));
+            configs.add(BrokerConfig.fromMap(ItRaftEngine.withEngine(config)));
         }
         InProcessCluster cluster = new InProcessCluster(configs, voters.toString(), fileIo);
         List<CompletableFuture<Broker>> starting = new ArrayList<>();
@@ -140,7 +140,7 @@ public final class InProcessCluster implements AutoCloseable {
         config.put("raft.voters", voters);
         config.put("log.dirs", dir.resolve("broker-" + nodeId).toString());
         config.putAll(settings);
-        configs.add(BrokerConfig.fromMap(config));
+        configs.add(BrokerConfig.fromMap(ItRaftEngine.withEngine(config)));
         brokers.add(null);
         return restart(nodeId);
     }

@@ -11,6 +11,7 @@ import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.snapshot.PartitionSnapshots;
 import dev.cairn.raft.runtime.RaftEngine;
 import java.io.Closeable;
 import java.io.IOException;
@@ -50,6 +51,17 @@ final class EngineGroups implements Closeable {
     /** How long close waits for a reconciliation in progress. */
     static final long RECONCILE_SHUTDOWN_WAIT_MS = 5_000;
 
+    /**
+     * Where and how the partitions keep their data.
+     *
+     * @param snapshotsDir where each group's snapshots go, in a directory named after the group
+     * @param snapshotIntervalBytes raft.snapshot.interval.bytes
+     * @param snapshotIntervalEntries raft.snapshot.interval.entries
+     */
+    record Storage(FileIo io, Path logsDir, LogConfig logConfig, OffsetStore offsets, Path snapshotsDir,
+            long snapshotIntervalBytes, long snapshotIntervalEntries) {
+    }
+
     /** One hosted group. */
     record Hosted(int group, TopicPartition tp, EnginePartitionMachine machine) {
     }
@@ -64,6 +76,8 @@ final class EngineGroups implements Closeable {
     private final LogConfig logConfig;
     private final OffsetStore offsets;
     private final Consumer<TopicPartition> onAppended;
+    private final Path snapshotsDir;
+    private final EngineCompaction compaction;
     private final Map<TopicPartition, Hosted> byPartition = new ConcurrentHashMap<>();
     private final Map<Integer, Hosted> byGroup = new ConcurrentHashMap<>();
     private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
@@ -73,18 +87,20 @@ final class EngineGroups implements Closeable {
     });
 
     EngineGroups(int nodeId, RaftEngine engine, Closeable transport, EngineGroupIndex index,
-            EngineLeaderships leaderships, FileIo io, Path logsDir, LogConfig logConfig, OffsetStore offsets,
-            Consumer<TopicPartition> onAppended) {
+            EngineLeaderships leaderships, Storage storage, Consumer<TopicPartition> onAppended) {
         this.nodeId = nodeId;
         this.engine = engine;
         this.transport = transport;
         this.index = index;
         this.leaderships = leaderships;
-        this.io = io;
-        this.logsDir = logsDir;
-        this.logConfig = logConfig;
-        this.offsets = offsets;
+        this.io = storage.io();
+        this.logsDir = storage.logsDir();
+        this.logConfig = storage.logConfig();
+        this.offsets = storage.offsets();
         this.onAppended = onAppended;
+        this.snapshotsDir = storage.snapshotsDir();
+        this.compaction = new EngineCompaction(() -> byGroup.values().stream().map(Hosted::machine).toList(),
+                storage.snapshotIntervalBytes(), storage.snapshotIntervalEntries());
     }
 
     RaftEngine engine() {
@@ -115,6 +131,7 @@ final class EngineGroups implements Closeable {
         for (int group : stale) {
             await(List.of(engine.removeGroup(group)), "removing group " + group + " not in the local index");
         }
+        compaction.start();
         LOG.info("raft.engine=cairn: {} partition group(s) hosted at start, {} loop(s), {} engine thread(s)",
                 indexed.size(), engine.config().loops(), engine.threadCount());
     }
@@ -181,18 +198,27 @@ final class EngineGroups implements Closeable {
         List<CompletableFuture<Void>> created = new ArrayList<>();
         for (EngineGroupIndex.Entry entry : entries) {
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
-            Partition partition = new Partition(entry.topic(), entry.partition(), Log.open(io, partitionDir(tp),
-                    logConfig.withTopicOverrides(entry.configs())), offsets, logConfig, entry.configs());
-            // No snapshots yet: the engine's log holds every entry, replayed from the first.
-            partition.restoreEmpty();
-            Hosted hosted = new Hosted(entry.group(), tp, new EnginePartitionMachine(tp, partition,
-                    () -> onAppended.accept(tp)));
+            int group = entry.group();
+            EnginePartitionMachine machine = new EnginePartitionMachine(tp, () -> new Partition(entry.topic(),
+                    entry.partition(), Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())),
+                    offsets, logConfig, entry.configs()), partitionDir(tp),
+                    PartitionSnapshots.open(snapshotsDir.resolve(Integer.toString(group))),
+                    () -> onAppended.accept(tp), index -> compact(tp, group, index));
+            Hosted hosted = new Hosted(group, tp, machine);
             leaderships.name(entry.group(), tp.toString());
             byGroup.put(entry.group(), hosted);
             byPartition.put(tp, hosted);
             created.add(engine.createGroup(entry.group(), entry.voters(), hosted.machine()));
         }
         await(created, "creating " + entries.size() + " partition group(s)");
+    }
+
+    private CompletableFuture<Void> compact(TopicPartition tp, int group, long index) {
+        return engine.compact(group, index).whenComplete((done, error) -> {
+            if (error != null) {
+                LOG.debug("{}: the engine did not compact group {} to {}: {}", tp, group, index, error.toString());
+            }
+        });
     }
 
     private void remove(TopicInfo topic) throws IOException {
@@ -220,6 +246,7 @@ final class EngineGroups implements Closeable {
             leaderships.forget(hosted.group());
             hosted.machine().partition().close();
             Directories.deleteRecursively(partitionDir(hosted.tp()));
+            Directories.deleteRecursively(snapshotsDir.resolve(Integer.toString(hosted.group())));
         }
         index.removeAll(groups);
     }
@@ -251,6 +278,7 @@ final class EngineGroups implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        compaction.close();
         engine.close();
         try {
             transport.close();

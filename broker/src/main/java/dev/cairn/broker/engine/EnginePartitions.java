@@ -57,6 +57,8 @@ public final class EnginePartitions implements PartitionHost {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePartitions.class);
     /** The engine's log and loop count, under the data directory (Ratis keeps {@code raft/}). */
     static final String ENGINE_DIRECTORY = "raft-engine";
+    /** The partitions' snapshots, a directory per group (the layout of the Ratis path's {@code sm/}). */
+    static final String SNAPSHOT_DIRECTORY = "engine-snapshots";
     /** The exit status of a broker whose engine stopped (sysexits' EX_IOERR), as the Maelstrom node uses. */
     static final int EXIT_ENGINE_STOPPED = 74;
 
@@ -112,9 +114,11 @@ public final class EnginePartitions implements PartitionHost {
                                 + "machine failed); stopping the broker so that its partitions lead elsewhere", cause);
                         Runtime.getRuntime().halt(EXIT_ENGINE_STOPPED);
                     });
+            EngineGroups.Storage storage = new EngineGroups.Storage(io, dataDir.resolve("logs"), logConfig, offsets,
+                    dataDir.resolve(SNAPSHOT_DIRECTORY), config.raftSnapshotIntervalBytes(),
+                    config.raftSnapshotIntervalEntries());
             groups = new EngineGroups(config.nodeId(), engine[0], transport, new EngineGroupIndex(dataDir),
-                    leaderships, io, dataDir.resolve("logs"), logConfig, offsets,
-                    tp -> listeners.forEach(listener -> listener.accept(tp)));
+                    leaderships, storage, tp -> listeners.forEach(listener -> listener.accept(tp)));
             groups.createIndexed();
         } catch (IOException | RuntimeException e) {
             if (groups != null) {
@@ -300,7 +304,7 @@ public final class EnginePartitions implements PartitionHost {
             return Optional.empty();
         }
         return Optional.of(new ReplicaRaftState(status.snapshotIndex() + 1, partition.appliedRaftIndex(),
-                partition.logStartOffset(), partition.highWatermark(), 0));
+                partition.logStartOffset(), partition.highWatermark(), hosted.machine().snapshotsInstalled()));
     }
 
     @Override

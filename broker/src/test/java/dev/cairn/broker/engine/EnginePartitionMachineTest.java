@@ -14,6 +14,7 @@ import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.PartitionTestBatches;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.snapshot.PartitionSnapshots;
 import dev.cairn.protocol.ErrorCode;
 import dev.cairn.raft.RaftConfig;
 import dev.cairn.raft.runtime.EngineConfig;
@@ -46,6 +47,7 @@ class EnginePartitionMachineTest {
     Path root;
     private final NioFileIo io = new NioFileIo();
     private final RaftEngine[] engines = new RaftEngine[4];
+    private final EnginePartitionMachine[] machines = new EnginePartitionMachine[4];
     private final Partition[] partitions = new Partition[4];
     private final Map<Integer, Boolean> serving = new ConcurrentHashMap<>();
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -88,6 +90,56 @@ class EnginePartitionMachineTest {
     }
 
     @Test
+    void aReplicaBehindTheCompactedLogCatchesUpFromTheLeadersSnapshotInSmallChunks() throws Exception {
+        startAll();
+        int leaderId = awaitLeader();
+        int lagging = leaderId == 3 ? 2 : 3;
+        stopReplica(lagging);
+        RaftEngine leader = engines[leaderId];
+        for (int i = 0; i < 30; i++) {
+            leader.propose(GROUP, append(5)).get(10, TimeUnit.SECONDS);
+        }
+        for (int replica = 1; replica <= 3; replica++) {
+            if (machines[replica] != null) {
+                machines[replica].snapshotNow();
+            }
+        }
+        long compactedTo = partitions[leaderId].appliedRaftIndex();
+        await(() -> engines[leaderId].status(GROUP).snapshotIndex() == compactedTo, "the leader's compaction");
+        start(lagging);
+        awaitAll(150);
+        assertEquals(1, machines[lagging].snapshotsInstalled(), "caught up by the snapshot, not by entries");
+        assertSameSegments();
+        // Entries after the snapshot still reach it one by one.
+        leader.propose(GROUP, append(1)).get(10, TimeUnit.SECONDS);
+        awaitAll(151);
+        assertSameSegments();
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    @Test
+    void aRestartAfterASnapshotReplaysOnlyTheEntriesAfterIt() throws Exception {
+        startAll();
+        int leaderId = awaitLeader();
+        for (int i = 0; i < 10; i++) {
+            engines[leaderId].propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(20);
+        int restarted = leaderId == 3 ? 2 : 3;
+        machines[restarted].snapshotNow();
+        long snapshotIndex = machines[restarted].partition().appliedRaftIndex();
+        for (int i = 0; i < 5; i++) {
+            engines[leaderId].propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(30);
+        stopReplica(restarted);
+        start(restarted);
+        assertEquals(snapshotIndex, partitions[restarted].appliedRaftIndex(), "opened at its snapshot");
+        awaitAll(30);
+        assertSameSegments();
+    }
+
+    @Test
     void anUnreadableCommandIsAnsweredOnEveryReplicaAndTheGroupGoesOn() throws Exception {
         startAll();
         RaftEngine leader = engines[awaitLeader()];
@@ -112,20 +164,22 @@ class EnginePartitionMachineTest {
 
     private void start(int replica) throws Exception {
         Path dir = root.resolve("r" + replica);
-        Partition partition = new Partition(TP.topic(), TP.partition(), Log.open(io, dir.resolve("log"),
-                LogConfig.defaults()), new InMemoryOffsetStore(io));
-        partition.restoreEmpty();
+        InMemoryOffsetStore offsets = new InMemoryOffsetStore(io);
+        EnginePartitionMachine machine = new EnginePartitionMachine(TP, () -> new Partition(TP.topic(),
+                TP.partition(), Log.open(io, dir.resolve("log"), LogConfig.defaults().withSegmentBytes(4096)), offsets),
+                dir.resolve("log"), PartitionSnapshots.open(dir.resolve("snapshots")), () -> { },
+                index -> engines[replica].compact(GROUP, index));
         RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
         EngineConfig config = new EngineConfig(replica, 1, 20, raft, false, 300, 50,
-                EngineConfig.LOOP_QUEUE_MAX_DEFAULT, EngineConfig.SNAPSHOT_CHUNK_BYTES_DEFAULT, 1);
+                EngineConfig.LOOP_QUEUE_MAX_DEFAULT, 16, 1);
         RaftEngine engine = RaftEngine.start(config, dir.resolve("engine"), this::deliver,
                 (group, leader, term, isServing) -> serving.put(replica, isServing && leader == replica),
                 failures::add);
-        engine.createGroup(GROUP, List.of(1, 2, 3), new EnginePartitionMachine(TP, partition, () -> { }))
-                .get(10, TimeUnit.SECONDS);
-        partitions[replica] = partition;
         engines[replica] = engine;
+        machines[replica] = machine;
+        partitions[replica] = machine.partition();
+        engine.createGroup(GROUP, List.of(1, 2, 3), machine).get(10, TimeUnit.SECONDS);
     }
 
     private void stopReplica(int replica) {
@@ -134,8 +188,9 @@ class EnginePartitionMachineTest {
             engines[replica] = null;
             serving.remove(replica);
         }
-        if (partitions[replica] != null) {
-            partitions[replica].close();
+        if (machines[replica] != null) {
+            machines[replica].partition().close();
+            machines[replica] = null;
             partitions[replica] = null;
         }
     }
@@ -155,8 +210,8 @@ class EnginePartitionMachineTest {
     }
 
     private void awaitAll(long highWatermark) throws InterruptedException {
-        await(() -> Stream.of(1, 2, 3).allMatch(r -> partitions[r] != null
-                && partitions[r].highWatermark() == highWatermark), "every replica at " + highWatermark);
+        await(() -> Stream.of(1, 2, 3).allMatch(r -> machines[r] != null
+                && machines[r].partition().highWatermark() == highWatermark), "every replica at " + highWatermark);
     }
 
     private void assertSameSegments() throws IOException {
@@ -173,7 +228,7 @@ class EnginePartitionMachineTest {
 
     /** Each segment file's bytes, up to the partition's log end (a preallocated tail is not data). */
     private Map<String, byte[]> segments(int replica) throws IOException {
-        partitions[replica].flush();
+        machines[replica].partition().flush();
         Map<String, byte[]> bytes = new TreeMap<>();
         try (Stream<Path> files = Files.list(root.resolve("r" + replica).resolve("log"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".log")).toList()) {
