@@ -7,6 +7,7 @@
 #
 #   bench/partition-scale.sh                                  (PARTITIONS="100 300 1000", IDLE_SECONDS=60)
 #   PARTITIONS="50 200" IDLE_SECONDS=30 TARGETS=cairn bench/partition-scale.sh
+#   TARGETS="cairn cairn-engine kafka" bench/partition-scale.sh    (cairn-engine: raft.engine=cairn)
 #
 # Prints a Markdown table; logs go to bench-work/scale/. Fetches Kafka 4.4 from Maven Central on first use and builds
 # the broker jar when it is missing (as bench/compare-kafka.sh does).
@@ -31,13 +32,18 @@ pid=""
 stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
 trap stop EXIT
 
-start_cairn() {   # dir
+start_cairn() {   # dir [--set key=value]...
+  local dir="$1"; shift
   java -Xmx1g -XX:NativeMemoryTracking=summary -jar "$here/broker/target/cairn-broker.jar" start \
     --set listeners=127.0.0.1:$cairn_port --set raft.listener=127.0.0.1:$cairn_raft_port \
-    --set log.dirs="$1/data" >"$1/broker.log" 2>&1 &
+    --set log.dirs="$dir/data" "$@" >"$dir/broker.log" 2>&1 &
   pid=$!
-  wait_for_log "$1/broker.log" " started: node.id=" 120
+  wait_for_log "$dir/broker.log" " started: node.id=" 120
   bootstrap="127.0.0.1:$cairn_port"
+}
+
+start_cairn-engine() {   # dir: the partitions on Cairn's own multi-Raft engine
+  start_cairn "$1" --set raft.engine=cairn
 }
 
 start_kafka() {   # dir
