@@ -114,28 +114,44 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
-    /** Frames dropped so far: no connection to the peer yet, or too much unsent to it. */
+    /** Frames dropped so far: no connection to the peer yet, too much unsent to it, or a frame too long. */
     public long framesDropped() {
         return framesDropped.get();
     }
 
     @Override
     public void send(int peerId, ByteBuffer frame) {
+        trySend(peerId, frame);
+    }
+
+    /**
+     * Sends {@code frame} to {@code peerId} as {@link #send} does, and says whether it was handed to the peer's
+     * connection: false when there is no connection yet (one is started, as by send), when too much is unsent to the
+     * peer, or when the frame is longer than the peer's decoder takes ({@link FrameCodec#FRAME_BYTES_MAX}, which
+     * would close the connection). True does not mean the peer received it. Never blocks. Other users of the engine's
+     * connections (the leader RPC) use this to answer at once when a request could not even leave.
+     */
+    public boolean trySend(int peerId, ByteBuffer frame) {
+        if (frame.remaining() > FrameCodec.FRAME_BYTES_MAX) {
+            framesDropped.incrementAndGet();
+            return false;
+        }
         Peer peer = peers.computeIfAbsent(peerId, id -> new Peer());
         Channel channel = peer.channel;
         if (channel == null || !channel.isActive()) {
             connect(peerId, peer);
             framesDropped.incrementAndGet();
-            return;
+            return false;
         }
         if (!channel.isWritable()) {
             // More than OUTBOUND_BYTES_MAX unsent to this peer (the connection's high water mark).
             framesDropped.incrementAndGet();
-            return;
+            return false;
         }
         ByteBuf framed = Unpooled.buffer(LENGTH_BYTES + frame.remaining());
         framed.writeInt(frame.remaining()).writeBytes(frame.duplicate());
         channel.writeAndFlush(framed, channel.voidPromise());
+        return true;
     }
 
     private void connect(int peerId, Peer peer) {

@@ -1,11 +1,13 @@
 package dev.cairn.broker.net;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.RaftConfig;
 import dev.cairn.raft.runtime.EngineConfig;
+import dev.cairn.raft.runtime.FrameCodec;
 import dev.cairn.raft.runtime.GroupStateMachine;
 import dev.cairn.raft.runtime.ProposalRefusedException;
 import dev.cairn.raft.runtime.RaftEngine;
@@ -13,12 +15,14 @@ import java.io.DataOutputStream;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -176,5 +180,28 @@ class RaftFrameTransportTest {
         }
         propose(0, "after");
         await("group 0 still replicates", () -> applied.get(2).get(0).equals(List.of("before", "after")));
+    }
+
+    @Test
+    void trySendSaysWhetherTheFrameWasHandedToAConnection() throws Exception {
+        List<ByteBuffer> received = new CopyOnWriteArrayList<>();
+        RaftFrameTransport receiver = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0), peer -> null,
+                received::add, 1);
+        transports.put(2, receiver);
+        InetSocketAddress receiverAddress = new InetSocketAddress("127.0.0.1", receiver.port());
+        RaftFrameTransport sender = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0),
+                peer -> peer == 2 ? receiverAddress : null, frame -> { }, 1);
+        transports.put(1, sender);
+        ByteBuffer frame = ByteBuffer.allocate(8).putInt(0xCA1F_0100).putInt(7).flip();
+
+        assertFalse(sender.trySend(2, frame), "no connection to replica 2 yet: the frame is not handed over");
+        assertFalse(sender.trySend(3, frame), "replica 3 has no address: never connected");
+        await("a connection to replica 2", () -> sender.trySend(2, frame));
+        await("replica 2 received a frame", () -> !received.isEmpty());
+        assertEquals(frame, received.get(0), "the frame arrives unchanged");
+        assertEquals(0, frame.position(), "trySend does not consume the caller's buffer");
+        assertFalse(sender.trySend(2, ByteBuffer.allocate(FrameCodec.FRAME_BYTES_MAX + 1)),
+                "a frame longer than the peer's decoder takes is not sent (it would close the connection)");
+        assertTrue(sender.trySend(2, frame), "the connection is still up");
     }
 }
