@@ -264,7 +264,7 @@ public final class Broker implements Closeable {
                         .filter(p -> partitions.leadership(new TopicPartition(p.topic(), p.partition())).local())
                         .toList()), GROUP_LAG_REFRESH_MS, GROUP_LAG_REFRESH_MS, TimeUnit.MILLISECONDS);
             }
-            register(cluster, config, server);
+            register(cluster, config, server, partitions.engineAddress());
             scheduleTlsReloads(config, endpoints, maintenance);
             schedulePartitionMaintenance(config, cluster, partitions, maintenance);
             timers.requests().scheduleWithFixedDelay(() -> groups.tick(System.currentTimeMillis()),
@@ -505,7 +505,10 @@ public final class Broker implements Closeable {
         handlers.put(ApiKey.DELETE_RECORDS, new DeleteRecordsHandler(cluster, timedPartitions));
         handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(cluster, partitions,
                 partitions::transferLeadership));
-        handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(cluster));
+        if (partitions.supportsReassignment()) {
+            // Not offered otherwise (raft.engine=cairn): clients then get Kafka's UnsupportedVersionException.
+            handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(cluster));
+        }
         handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler(cluster));
         handlers.put(ApiKey.DESCRIBE_LOG_DIRS, new DescribeLogDirsHandler(
                 config.dataDir().resolve("logs"), partitions::localReplicasByPartition));
@@ -629,7 +632,7 @@ public final class Broker implements Closeable {
      * Announces this broker's Kafka endpoints (one per listener) through the metadata group, retrying until a leader
      * accepts it. An advertised port of 0 (the listener picked a free port) is replaced by the port actually bound.
      */
-    private static void register(RatisCluster cluster, BrokerConfig config, KafkaServer server)
+    private static void register(RatisCluster cluster, BrokerConfig config, KafkaServer server, String engineAddress)
             throws InterruptedException {
         List<KafkaListener> listeners = config.kafkaListeners();
         Map<String, HostPort> advertised = config.advertisedListeners();
@@ -640,7 +643,7 @@ public final class Broker implements Closeable {
                     address.port() == 0 ? server.port(i) : address.port()));
         }
         BrokerInfo self = new BrokerInfo(config.nodeId(), endpoints.get(0).host(), endpoints.get(0).port(),
-                config.raftListener().toString(), endpoints);
+                config.raftListener().toString(), endpoints, engineAddress);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTRATION_WAIT_MS_MAX);
         MetadataResult result = null;
         while (System.nanoTime() < deadline) {

@@ -77,7 +77,7 @@ class ThreeBrokerIT {
             settings.put("leader.imbalance.check.interval.seconds", "1");
             settings.put("broker.session.timeout.ms", "3000");
             settings.put("group.initial.rebalance.delay.ms", "0");
-            BrokerConfig config = BrokerConfig.fromMap(settings);
+            BrokerConfig config = BrokerConfig.fromMap(ItRaftEngine.withEngine(settings));
             configs.add(config);
             // A broker's start-up waits for a metadata majority, so all three start together.
             starting.add(CompletableFuture.supplyAsync(() -> {

@@ -50,6 +50,19 @@ public interface PartitionHost extends ReplicatedPartitions {
     /** Retention, topic configs and compaction passes, submitted by leaders on the maintenance timer. */
     PartitionLeaderJobs leaderJobs();
 
+    /**
+     * Where other brokers reach this host's partition traffic, registered in metadata; null when they use the
+     * broker's raft.listener (Ratis).
+     */
+    default String engineAddress() {
+        return null;
+    }
+
+    /** Whether replicas can move between brokers (AlterPartitionReassignments). */
+    default boolean supportsReassignment() {
+        return true;
+    }
+
     /** Stops the groups and releases their files, within the engine's own bound. */
     void close();
 }

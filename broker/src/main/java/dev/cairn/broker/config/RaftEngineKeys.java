@@ -25,8 +25,8 @@ public final class RaftEngineKeys {
 
     public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "ratis",
             "Raft implementation of the partitions' groups: ratis (Apache Ratis) or cairn (Cairn's multi-Raft engine, "
-            + "shared event loops and logs; single broker, no raft.ssl.*; see docs/multi-raft.md). Fixed per data "
-            + "directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
+            + "shared event loops and logs; no raft.ssl.* and no reassignments yet; see docs/multi-raft.md). Fixed per "
+            + "data directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
     public static final ConfigKey<String> RAFT_ENGINE_LISTENER = stringKey("raft.engine.listener", "",
             "host:port where the cairn engine takes Raft frames from other brokers; empty: raft.listener's host, "
             + "any free port (registered in metadata). Unused with raft.engine=ratis.");
@@ -68,10 +68,6 @@ public final class RaftEngineKeys {
         if (config.messageMaxBytes() > ENGINE_BATCH_BYTES_MAX) {
             problems.add("message.max.bytes=" + config.messageMaxBytes() + " exceeds " + ENGINE_BATCH_BYTES_MAX
                     + ", the largest batch one raft.engine=cairn frame carries");
-        }
-        if (config.raftVoters().size() > 1 || config.joinsCluster()) {
-            problems.add("raft.engine=cairn runs one broker for now (no forwarding between brokers yet), but "
-                    + "raft.voters=" + config.raftVoters() + " names another");
         }
         String listener = config.text(RAFT_ENGINE_LISTENER);
         if (!listener.isEmpty()) {

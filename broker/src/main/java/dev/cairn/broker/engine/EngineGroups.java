@@ -111,6 +111,10 @@ final class EngineGroups implements Closeable {
         return byPartition.get(tp);
     }
 
+    Hosted hostedGroup(int group) {
+        return byGroup.get(group);
+    }
+
     Collection<TopicPartition> hostedPartitions() {
         return byPartition.keySet();
     }

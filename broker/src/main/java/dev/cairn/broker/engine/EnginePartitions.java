@@ -10,23 +10,20 @@ import dev.cairn.broker.cluster.PartitionLeaderJobs;
 import dev.cairn.broker.cluster.ReplicaRaftState;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
-import dev.cairn.broker.config.HostPort;
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.LogConfig;
-import dev.cairn.broker.net.RaftFrameTransport;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.OffsetQueries;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
-import dev.cairn.raft.runtime.EngineConfig;
+import dev.cairn.broker.engine.rpc.EngineRpc;
 import dev.cairn.raft.runtime.GroupStatus;
 import dev.cairn.raft.runtime.ProposalRefusedException;
 import dev.cairn.raft.runtime.RaftEngine;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -55,96 +51,59 @@ import org.slf4j.LoggerFactory;
  */
 public final class EnginePartitions implements PartitionHost {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePartitions.class);
-    /** The engine's log and loop count, under the data directory (Ratis keeps {@code raft/}). */
-    static final String ENGINE_DIRECTORY = "raft-engine";
     /** The partitions' snapshots, a directory per group (the layout of the Ratis path's {@code sm/}). */
     static final String SNAPSHOT_DIRECTORY = "engine-snapshots";
-    /** The exit status of a broker whose engine stopped (sysexits' EX_IOERR), as the Maelstrom node uses. */
-    static final int EXIT_ENGINE_STOPPED = 74;
-
     private final int nodeId;
+    private final Supplier<MetadataImage> images;
     private final EngineGroups groups;
     private final EngineLeaderships leaderships;
     private final List<Consumer<TopicPartition>> appendListeners;
+    private final EngineRpc rpc;
+    private final EngineForwarding forwarding;
+    private final String engineAddress;
     private final PartitionLeaderJobs leaderJobs;
     private final EngineStatePublisher statePublisher;
+    private final EngineLeadershipMoves moves;
 
     /**
      * @param groups the engine and the groups it hosts, started
      * @param appendListeners told of every append (the groups' machines call them)
+     * @param forwarding reaches leaders on other brokers
      * @param images the metadata image, for the leader's jobs and the partition states it publishes
      * @param metadataSubmit submits a metadata command (partition states)
      */
-    private EnginePartitions(int nodeId, EngineGroups groups, EngineLeaderships leaderships,
-            List<Consumer<TopicPartition>> appendListeners, Supplier<MetadataImage> images,
+    EnginePartitions(int nodeId, EngineGroups groups, EngineLeaderships leaderships,
+            List<Consumer<TopicPartition>> appendListeners, EngineRpc rpc, EngineForwarding forwarding,
+            String engineAddress, Supplier<MetadataImage> images,
             Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit) {
         this.nodeId = nodeId;
+        this.images = images;
         this.groups = groups;
         this.leaderships = leaderships;
         this.appendListeners = appendListeners;
+        this.rpc = rpc;
+        this.forwarding = forwarding;
+        this.engineAddress = engineAddress;
         this.leaderJobs = new PartitionLeaderJobs(groups::hostedPartitions, this::leaderReplica, images,
                 this::submit);
         this.statePublisher = new EngineStatePublisher(nodeId, groups, leaderships, images, metadataSubmit);
+        this.moves = new EngineLeadershipMoves(nodeId, groups, leaderships, images, this::transferLeadership);
     }
 
     /**
-     * Starts the engine (its log in {@code <dataDir>/raft-engine}, its frames on raft.engine.listener) and every
-     * group of the local index, before the metadata group replays.
+     * Starts the engine (its log in {@code <dataDir>/raft-engine}, its frames and the leader RPC on
+     * raft.engine.listener) and every group of the local index, before the metadata group replays.
      *
-     * @param images the metadata image, for the leader's jobs and the partition states it publishes
+     * @param images the metadata image: leaders' jobs, partition states, other brokers' engine addresses
      * @param metadataSubmit submits a metadata command (partition states)
      */
     public static EnginePartitions start(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
             OffsetStore offsets, Supplier<MetadataImage> images,
             Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit)
             throws IOException, InterruptedException {
-        EngineConfig engineConfig = engineConfig(config);
-        EngineLeaderships leaderships = new EngineLeaderships(engineConfig.selfId());
-        List<Consumer<TopicPartition>> listeners = new CopyOnWriteArrayList<>();
-        RaftEngine[] engine = new RaftEngine[1];
-        HostPort bind = config.raftEngineListener();
-        // One broker: no peers to reach yet (frames to an unknown peer are dropped; Raft resends).
-        RaftFrameTransport transport = RaftFrameTransport.start(new InetSocketAddress(bind.host(), bind.port()),
-                peer -> null, frame -> engine[0].deliver(frame), 1);
-        EngineGroups groups = null;
-        try {
-            engine[0] = RaftEngine.start(engineConfig, dataDir.resolve(ENGINE_DIRECTORY), transport, leaderships,
-                    cause -> {
-                        LOG.error("the Raft engine stopped (its log could not be written, or a partition's state "
-                                + "machine failed); stopping the broker so that its partitions lead elsewhere", cause);
-                        Runtime.getRuntime().halt(EXIT_ENGINE_STOPPED);
-                    });
-            EngineGroups.Storage storage = new EngineGroups.Storage(io, dataDir.resolve("logs"), logConfig, offsets,
-                    dataDir.resolve(SNAPSHOT_DIRECTORY), config.raftSnapshotIntervalBytes(),
-                    config.raftSnapshotIntervalEntries());
-            groups = new EngineGroups(config.nodeId(), engine[0], transport, new EngineGroupIndex(dataDir),
-                    leaderships, storage, tp -> listeners.forEach(listener -> listener.accept(tp)));
-            groups.createIndexed();
-        } catch (IOException | RuntimeException e) {
-            if (groups != null) {
-                groups.close();
-            } else {
-                if (engine[0] != null) {
-                    engine[0].close();
-                }
-                transport.close();
-            }
-            throw e;
-        }
-        LOG.info("raft.engine=cairn: Raft frames on {}:{}, log in {}, fsync before acknowledging: {}", bind.host(),
-                transport.port(), dataDir.resolve(ENGINE_DIRECTORY), engineConfig.fsync());
-        return new EnginePartitions(config.nodeId(), groups, leaderships, listeners, images, metadataSubmit);
-    }
-
-    /**
-     * The engine's settings from the broker's: replica id node.id + 1 (the engine's ids start at 1), a loop per core,
-     * the log forced before acknowledging exactly when log.flush.interval.messages=1 (otherwise written to the
-     * operating system, as the Ratis path does), and partitions applied on a pool beside the loops, so that one
-     * partition's slow disk holds up its own group only.
-     */
-    static EngineConfig engineConfig(BrokerConfig config) {
-        return EngineConfig.defaults(config.nodeId() + 1).withFsync(config.fsyncBeforeAck())
-                .withApplyThreads(Math.max(2, Runtime.getRuntime().availableProcessors()));
+        return EngineStart.start(config, new EngineGroups.Storage(io, dataDir.resolve("logs"), logConfig, offsets,
+                dataDir.resolve(SNAPSHOT_DIRECTORY), config.raftSnapshotIntervalBytes(),
+                config.raftSnapshotIntervalEntries()), dataDir, images, metadataSubmit);
     }
 
     /** Hands a metadata change to the groups' reconciler; never blocks the metadata apply thread. */
@@ -208,20 +167,77 @@ public final class EnginePartitions implements PartitionHost {
         if (leadership(tp).local()) {
             return submit(tp, command, timeoutMs);
         }
-        return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER, tp
-                + ": broker " + nodeId + " does not lead it, and raft.engine=cairn does not forward to another broker "
-                + "yet"));
+        EngineGroups.Hosted hosted = groups.hosted(tp);
+        int group = hosted != null ? hosted.group() : metadataGroup(tp);
+        if (group == 0) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    tp + " is not known to broker " + nodeId));
+        }
+        return forwarding.call(tp, timeoutMs, () -> leaderOf(tp, hosted), leftMs -> submit(tp, command, leftMs),
+                (leader, leftMs) -> rpc.submit(leader, group, command, leftMs));
     }
 
     @Override
     public CompletableFuture<Result> committedOffset(TopicPartition tp, String groupId, boolean requireStable,
             long timeoutMs) {
-        return readLed(tp, partition -> OffsetQueries.committedOffset(partition, groupId, requireStable));
+        return readAtLeader(tp, timeoutMs, () -> committedOffsetHere(tp, groupId, requireStable),
+                (leader, group, leftMs) -> rpc.committedOffset(leader, group, groupId, requireStable, leftMs));
     }
 
     @Override
     public CompletableFuture<Result> committedGroups(TopicPartition tp, long timeoutMs) {
+        return readAtLeader(tp, timeoutMs, () -> committedGroupsHere(tp),
+                (leader, group, leftMs) -> rpc.committedGroups(leader, group, leftMs));
+    }
+
+    /** A read at another broker's leader, through the leader RPC. */
+    private interface RemoteRead {
+        CompletableFuture<Result> read(int leader, int group, long timeoutMs);
+    }
+
+    private CompletableFuture<Result> readAtLeader(TopicPartition tp, long timeoutMs,
+            Supplier<CompletableFuture<Result>> here, RemoteRead remote) {
+        if (leaderReplica(tp).isPresent()) {
+            return here.get();
+        }
+        EngineGroups.Hosted hosted = groups.hosted(tp);
+        int group = hosted != null ? hosted.group() : metadataGroup(tp);
+        if (group == 0) {
+            return CompletableFuture.completedFuture(new Result.Rejected(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    tp + " is not known to broker " + nodeId));
+        }
+        return forwarding.call(tp, timeoutMs, () -> leaderOf(tp, hosted), leftMs -> here.get(),
+                (leader, leftMs) -> remote.read(leader, group, leftMs));
+    }
+
+    /** Who leads: as this broker's engine sees it for a hosted partition, as metadata says otherwise. */
+    private Leadership leaderOf(TopicPartition tp, EngineGroups.Hosted hosted) {
+        if (hosted != null) {
+            return leaderships.leadership(hosted.group());
+        }
+        return images.get().partitionState(tp).map(state -> new Leadership(state.leaderId(), state.leaderEpoch(),
+                false)).orElse(Leadership.UNKNOWN);
+    }
+
+    /** The group of a partition this broker hosts no replica of, from metadata; 0 when metadata has none. */
+    private int metadataGroup(TopicPartition tp) {
+        return images.get().topic(tp.topic()).filter(t -> tp.partition() < t.partitionCount())
+                .map(t -> t.raftGroup(tp.partition())).orElse(0);
+    }
+
+    /** The committed offset read from this broker's replica, when it leads (the leader RPC's server side). */
+    CompletableFuture<Result> committedOffsetHere(TopicPartition tp, String groupId, boolean requireStable) {
+        return readLed(tp, partition -> OffsetQueries.committedOffset(partition, groupId, requireStable));
+    }
+
+    /** The consumer groups read from this broker's replica, when it leads (the leader RPC's server side). */
+    CompletableFuture<Result> committedGroupsHere(TopicPartition tp) {
         return readLed(tp, partition -> new Result.GroupsListed(List.copyOf(partition.committedOffsets().keySet())));
+    }
+
+    /** The hosted group {@code group}, or null. */
+    EngineGroups.Hosted hostedGroup(int group) {
+        return groups.hostedGroup(group);
     }
 
     /** Reads the leader's applied state here; a follower's replica is never read (it may lag by a heartbeat). */
@@ -261,17 +277,39 @@ public final class EnginePartitions implements PartitionHost {
 
     // ---------------------------------------------------------------- PartitionHost
 
+    /**
+     * As the leader here: asks the engine to hand over, done once the target is reported leading. Otherwise the
+     * leader is asked through the leader RPC (ElectLeaders reaches the controller, which need not lead).
+     */
     @Override
     public CompletableFuture<Boolean> transferLeadership(TopicPartition tp, int toNode, long timeoutMs) {
         EngineGroups.Hosted hosted = groups.hosted(tp);
-        if (hosted == null) {
+        int group = hosted != null ? hosted.group() : metadataGroup(tp);
+        if (group == 0) {
             return CompletableFuture.completedFuture(false);
         }
-        CompletableFuture<Boolean> led = leaderships.awaitLeader(hosted.group(), toNode + 1, timeoutMs);
-        if (!led.isDone() && leadership(tp).local()) {
-            groups.engine().transferLeadership(hosted.group(), toNode + 1);
+        if (hosted == null || !leadership(tp).local()) {
+            int leader = hosted == null ? images.get().partitionState(tp).map(s -> s.leaderId()).orElse(-1)
+                    : leaderships.leadership(group).leaderId();
+            return leader < 0 || leader == nodeId ? CompletableFuture.completedFuture(false)
+                    : rpc.transferLeadership(leader, group, toNode, timeoutMs);
+        }
+        CompletableFuture<Boolean> led = leaderships.awaitLeader(group, toNode + 1, timeoutMs);
+        if (!led.isDone()) {
+            groups.engine().transferLeadership(group, toNode + 1);
         }
         return led;
+    }
+
+    @Override
+    public String engineAddress() {
+        return engineAddress;
+    }
+
+    /** Cairn's engine has no membership changes yet: AlterPartitionReassignments is not offered. */
+    @Override
+    public boolean supportsReassignment() {
+        return false;
     }
 
     @Override
@@ -309,22 +347,22 @@ public final class EnginePartitions implements PartitionHost {
 
     @Override
     public void publishPartitionStates(long nowMs, long replicaLagTimeMaxMs) {
-        statePublisher.publish();
+        statePublisher.publish(nowMs, replicaLagTimeMaxMs);
     }
 
-    /** One broker: no replica to move anywhere (AlterPartitionReassignments names only registered brokers). */
+    /** No reassignments on the engine ({@link #supportsReassignment}): replicas never move. */
     @Override
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
     }
 
-    /** One broker: no other replica to hand an offline partition's leadership to. */
     @Override
     public void handOverOfflineLeaderships(long nowMs, long transferTimeoutMs) {
+        moves.handOverOffline(transferTimeoutMs);
     }
 
-    /** One broker: every partition's preferred replica is this one, which leads it. */
     @Override
     public void balanceLeadership(long nowMs, long transferTimeoutMs) {
+        moves.balance(transferTimeoutMs);
     }
 
     @Override
@@ -334,6 +372,8 @@ public final class EnginePartitions implements PartitionHost {
 
     @Override
     public void close() {
+        forwarding.close();
+        rpc.close();
         groups.close();
     }
 }

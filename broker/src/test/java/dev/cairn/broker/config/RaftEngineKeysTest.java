@@ -30,8 +30,6 @@ class RaftEngineKeysTest {
                 "raft.voters", Integer.MAX_VALUE + "@127.0.0.1:9093"), "node.id");
         assertRefused(Map.of("raft.engine", "cairn", "message.max.bytes", Integer.toString(40 << 20),
                 "socket.request.max.bytes", Integer.toString(100 << 20)), "message.max.bytes");
-        assertRefused(Map.of("raft.engine", "cairn", "raft.voters", "1@127.0.0.1:9093,2@127.0.0.1:9193"),
-                "raft.voters");
         assertRefused(Map.of("raft.engine", "cairn", "raft.engine.listener", "nohost"), "raft.engine.listener");
         // The same values are fine on Ratis.
         BrokerConfig.fromMap(Map.of("message.max.bytes", Integer.toString(40 << 20),
