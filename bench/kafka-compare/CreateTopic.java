@@ -8,7 +8,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 
 /**
  * Creates a topic with Kafka's own Admin client and waits until every partition has a leader; prints the seconds
- * both took. Used by bench/partition-scale.sh against Cairn and Kafka alike.
+ * both took. Used by bench/partition-scale.sh against Cairn and Kafka alike. More than 1,000 partitions (Cairn's
+ * per-topic limit) become topics TOPIC-0, TOPIC-1, ... of at most 1,000 each, created by one CreateTopics request.
  *
  *   java -cp "bench-work/kafka-libs/*" bench/kafka-compare/CreateTopic.java BOOTSTRAP TOPIC PARTITIONS RF
  */
@@ -23,16 +24,25 @@ public final class CreateTopic {
         props.put("default.api.timeout.ms", "600000");
         props.put("request.timeout.ms", "300000");
         long start = System.nanoTime();
+        int perTopicMax = 1000;
+        java.util.Map<String, Integer> topics = new java.util.LinkedHashMap<>();
+        if (partitions <= perTopicMax) {
+            topics.put(topic, partitions);
+        } else {
+            for (int i = 0, left = partitions; left > 0; i++, left -= perTopicMax) {
+                topics.put(topic + "-" + i, Math.min(perTopicMax, left));
+            }
+        }
         try (Admin admin = Admin.create(props)) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor)))
-                    .all().get(10, TimeUnit.MINUTES);
+            admin.createTopics(topics.entrySet().stream().map(t -> new NewTopic(t.getKey(), t.getValue(),
+                    replicationFactor)).toList()).all().get(10, TimeUnit.MINUTES);
             long created = System.nanoTime();
             long deadline = created + TimeUnit.MINUTES.toNanos(10);
             while (true) {
-                Map<String, TopicDescription> described = admin.describeTopics(List.of(topic)).allTopicNames()
+                Map<String, TopicDescription> described = admin.describeTopics(topics.keySet()).allTopicNames()
                         .get(1, TimeUnit.MINUTES);
-                long led = described.get(topic).partitions().stream().filter(p -> p.leader() != null
-                        && p.leader().id() >= 0).count();
+                long led = described.values().stream().flatMap(d -> d.partitions().stream())
+                        .filter(p -> p.leader() != null && p.leader().id() >= 0).count();
                 if (led == partitions) {
                     break;
                 }

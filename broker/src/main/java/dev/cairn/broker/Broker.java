@@ -468,7 +468,7 @@ public final class Broker implements Closeable {
     private static RequestHandler handlers(BrokerConfig config, RatisCluster cluster, PartitionHost partitions,
             ScheduledExecutorService timer, String clusterId, GroupCoordinator groups, BrokerMetrics metrics) {
         ReplicatedPartitions timedPartitions = new TimedReplicatedPartitions(partitions, metrics);
-        TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID);
+        TopicCreator creator = new TopicCreator(cluster, UUID::randomUUID, partitions.replicasPerBrokerMax());
         FetchWaiter waiter = new FetchWaiter(timer);
         partitions.onAppend(waiter::onAppend);
         BatchValidationConfig validation = BatchValidationConfig.DEFAULTS

@@ -21,10 +21,17 @@ import java.util.function.Supplier;
 public final class TopicCreator {
     private final MetadataService metadata;
     private final Supplier<UUID> topicIds;
+    private final int replicasPerBrokerMax;
 
     public TopicCreator(MetadataService metadata, Supplier<UUID> topicIds) {
+        this(metadata, topicIds, dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX);
+    }
+
+    /** @param replicasPerBrokerMax the partition replicas one broker may host (its Raft engine's limit) */
+    public TopicCreator(MetadataService metadata, Supplier<UUID> topicIds, int replicasPerBrokerMax) {
         this.metadata = metadata;
         this.topicIds = topicIds;
+        this.replicasPerBrokerMax = replicasPerBrokerMax;
     }
 
     /** Why the topic cannot be assigned (too few brokers), or null when it can. */
@@ -38,12 +45,11 @@ public final class TopicCreator {
     }
 
     /**
-     * POLICY_VIOLATION when the new partitions' replicas would put a broker over
-     * {@link dev.cairn.broker.config.Limits#PARTITIONS_PER_BROKER_MAX} replicas, or null.
+     * POLICY_VIOLATION when the new partitions' replicas would put a broker over its replica limit
+     * ({@link dev.cairn.broker.config.Limits#PARTITIONS_PER_BROKER_MAX} on Ratis), or null.
      */
     public MetadataResult.Rejected checkReplicaLimit(List<List<Integer>> addedReplicas) {
-        return dev.cairn.broker.cluster.ReplicaLimit.exceeded(metadata.image(), addedReplicas,
-                        dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX)
+        return dev.cairn.broker.cluster.ReplicaLimit.exceeded(metadata.image(), addedReplicas, replicasPerBrokerMax)
                 .map(reason -> new MetadataResult.Rejected(ErrorCode.POLICY_VIOLATION, reason)).orElse(null);
     }
 

@@ -58,6 +58,11 @@ public interface PartitionHost extends ReplicatedPartitions {
         return null;
     }
 
+    /** The partition replicas one broker may host (POLICY_VIOLATION past it). */
+    default int replicasPerBrokerMax() {
+        return dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX;
+    }
+
     /** Whether replicas can move between brokers (AlterPartitionReassignments). */
     default boolean supportsReassignment() {
         return true;

@@ -44,8 +44,14 @@ public final class Limits {
     public static final int INFLIGHT_REQUESTS_PER_CONNECTION_MAX = 100;
     /** Appends submitted to one partition's Raft group and not yet answered. */
     public static final int PENDING_APPENDS_PER_PARTITION_MAX = 4096;
-    /** Partitions (Raft groups) one broker hosts: each costs about six threads (see docs/ratis.md B.1). */
+    /** Partitions (Raft groups) one broker hosts on Ratis: each costs about six threads (see docs/ratis.md B.1). */
     public static final int PARTITIONS_PER_BROKER_MAX = 1000;
+    /**
+     * Partitions one broker hosts on Cairn's engine (raft.engine=cairn): groups share its loops, so the bound is
+     * memory and start-up time. Measured (bench/partition-scale.sh, one broker, -Xmx1g): 1,000 idle partitions cost
+     * 2% of a core, 64 threads, 12 MiB of direct memory; see docs/multi-raft.md for 3,000.
+     */
+    public static final int ENGINE_PARTITIONS_PER_BROKER_MAX = 5000;
     /** Most threads handing commands to Raft groups ({@code num.io.threads}). */
     public static final int SUBMIT_THREADS_MAX = 256;
     /** Partitions in one topic. */

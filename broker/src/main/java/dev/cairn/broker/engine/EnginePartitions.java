@@ -306,6 +306,11 @@ public final class EnginePartitions implements PartitionHost {
         return engineAddress;
     }
 
+    @Override
+    public int replicasPerBrokerMax() {
+        return dev.cairn.broker.config.Limits.ENGINE_PARTITIONS_PER_BROKER_MAX;
+    }
+
     /** Cairn's engine has no membership changes yet: AlterPartitionReassignments is not offered. */
     @Override
     public boolean supportsReassignment() {
