@@ -3,6 +3,7 @@ package dev.cairn.broker.io;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
@@ -13,12 +14,15 @@ public final class Directories {
     private Directories() {
     }
 
-    /** Deletes a directory tree; files already gone are fine. */
-    public static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
+    /**
+     * Deletes {@code path} and, if it is a directory, everything under it (symbolic links themselves, never what they
+     * point to); nothing when it does not exist. Files already gone while walking are fine.
+     */
+    public static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        Files.walkFileTree(path, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
                 Files.deleteIfExists(file);
