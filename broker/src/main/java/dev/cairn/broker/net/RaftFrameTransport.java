@@ -54,6 +54,12 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     public static final int OUTBOUND_BYTES_MAX = 16 * 1024 * 1024;
     /** A connection attempt to a peer at most this often. */
     public static final long RECONNECT_MS = 200;
+    /**
+     * How often a connection's remote address is checked against where the peer is now: a peer that restarted on
+     * another port leaves its old address to whatever binds it next (another broker's Kafka listener, say), which
+     * may accept the connection and swallow every frame.
+     */
+    static final long ADDRESS_CHECK_MS = 1_000;
     static final int CONNECT_TIMEOUT_MS = 3_000;
     private static final int LENGTH_BYTES = 4;
 
@@ -69,6 +75,7 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
         volatile Channel channel;
         volatile long lastAttemptNs;
         volatile boolean connecting;
+        volatile long lastAddressCheckNs;
     }
 
     private RaftFrameTransport(EventLoopGroup group, Channel serverChannel, IntFunction<InetSocketAddress> peers,
@@ -138,6 +145,10 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
         }
         Peer peer = peers.computeIfAbsent(peerId, id -> new Peer());
         Channel channel = peer.channel;
+        if (channel != null && channel.isActive() && movedAway(peerId, peer, channel)) {
+            channel.close();
+            channel = null;
+        }
         if (channel == null || !channel.isActive()) {
             connect(peerId, peer);
             framesDropped.incrementAndGet();
@@ -151,6 +162,21 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
         ByteBuf framed = Unpooled.buffer(LENGTH_BYTES + frame.remaining());
         framed.writeInt(frame.remaining()).writeBytes(frame.duplicate());
         channel.writeAndFlush(framed, channel.voidPromise());
+        return true;
+    }
+
+    /** Whether the peer is now somewhere else than {@code channel} leads (checked every {@link #ADDRESS_CHECK_MS}). */
+    private boolean movedAway(int peerId, Peer peer, Channel channel) {
+        long now = System.nanoTime();
+        if (now - peer.lastAddressCheckNs < TimeUnit.MILLISECONDS.toNanos(ADDRESS_CHECK_MS)) {
+            return false;
+        }
+        peer.lastAddressCheckNs = now;
+        InetSocketAddress current = peerAddresses.apply(peerId);
+        if (current == null || current.equals(channel.remoteAddress())) {
+            return false;
+        }
+        LOG.info("replica {} is now at {}, not {}: reconnecting", peerId, current, channel.remoteAddress());
         return true;
     }
 

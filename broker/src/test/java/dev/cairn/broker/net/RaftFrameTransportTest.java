@@ -204,4 +204,31 @@ class RaftFrameTransportTest {
                 "a frame longer than the peer's decoder takes is not sent (it would close the connection)");
         assertTrue(sender.trySend(2, frame), "the connection is still up");
     }
+    @Test
+    void aPeerThatMovedIsReachedAtItsNewAddressEvenWhileTheOldOneStillAccepts() throws Exception {
+        // A restarted broker's engine binds a new port; its old one may be taken by any other listener, which
+        // accepts the connection and swallows the frames (here: another transport, standing for it).
+        List<ByteBuffer> swallowed = new CopyOnWriteArrayList<>();
+        List<ByteBuffer> received = new CopyOnWriteArrayList<>();
+        RaftFrameTransport oldAddressHolder = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0),
+                peer -> null, swallowed::add, 1);
+        transports.put(3, oldAddressHolder);
+        RaftFrameTransport moved = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0), peer -> null,
+                received::add, 1);
+        transports.put(2, moved);
+        java.util.concurrent.atomic.AtomicReference<InetSocketAddress> whereIs2 = new java.util.concurrent.atomic
+                .AtomicReference<>(new InetSocketAddress("127.0.0.1", oldAddressHolder.port()));
+        RaftFrameTransport sender = RaftFrameTransport.start(new InetSocketAddress("127.0.0.1", 0),
+                peer -> peer == 2 ? whereIs2.get() : null, frame -> { }, 1);
+        transports.put(1, sender);
+        ByteBuffer frame = ByteBuffer.allocate(8).putInt(0xCA1F_0100).putInt(7).flip();
+        await("frames reach the old address", () -> sender.trySend(2, frame) && !swallowed.isEmpty());
+
+        whereIs2.set(new InetSocketAddress("127.0.0.1", moved.port()));
+        await("frames reach replica 2 at its new address", () -> {
+            sender.trySend(2, frame);
+            return !received.isEmpty();
+        });
+        assertEquals(frame, received.get(0));
+    }
 }
