@@ -86,7 +86,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
         this.compact = compact;
         PartitionSnapshots.Stored latest = snapshots.latest();
         if (latest != null && !latest.applied()) {
-            install(latest);
+            install(latest, false);
         } else {
             partition = opener.get();
             if (latest == null) {
@@ -267,8 +267,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
         try {
             PartitionSnapshots.Stored received = restore.finish();
             restore = null;
-            install(received);
-            snapshotsInstalled++;
+            install(received, true);
         } catch (IOException e) {
             throw new UncheckedIOException(tp + ": installing snapshot " + snapshot + " failed", e);
         }
@@ -278,7 +277,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
      * Rebuilds this replica from a snapshot received from the leader (or one whose install a crash interrupted): the
      * log's files are replaced by the snapshot's segments, then producer state and committed offsets by its manifest.
      */
-    private void install(PartitionSnapshots.Stored snapshot) throws IOException {
+    private void install(PartitionSnapshots.Stored snapshot, boolean received) throws IOException {
         Partition previous = partition;
         if (previous != null) {
             previous.close();
@@ -289,6 +288,9 @@ final class EnginePartitionMachine implements GroupStateMachine {
         installed.restoreInstalled(snapshot.index(), snapshot.state());
         kept = snapshots.markApplied(snapshot);
         snapshots.cleanup(SNAPSHOTS_KEPT);
+        if (received) {
+            snapshotsInstalled++;   // before the partition is published: whoever sees it sees the count
+        }
         partition = installed;
         offline = null;
         lastAppliedTerm = snapshot.term();

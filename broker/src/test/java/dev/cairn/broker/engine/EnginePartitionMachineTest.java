@@ -49,6 +49,8 @@ class EnginePartitionMachineTest {
     private final RaftEngine[] engines = new RaftEngine[4];
     private final EnginePartitionMachine[] machines = new EnginePartitionMachine[4];
     private final Partition[] partitions = new Partition[4];
+    /** Each replica's applied index when its machine opened, before the engine replayed anything into it. */
+    private final long[] openedAt = new long[4];
     private final Map<Integer, Boolean> serving = new ConcurrentHashMap<>();
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
@@ -86,7 +88,9 @@ class EnginePartitionMachineTest {
         start(restarted);
         awaitAll(40);
         assertSameSegments();
-        assertEquals(20 + 1, partitions[restarted].appliedRaftIndex(), "20 appends after the leader's no-op");
+        int other = restarted == 1 ? 2 : 1;
+        assertEquals(partitions[other].appliedRaftIndex(), partitions[restarted].appliedRaftIndex(),
+                "the restarted replica applied the same entries again");
     }
 
     @Test
@@ -134,7 +138,7 @@ class EnginePartitionMachineTest {
         awaitAll(30);
         stopReplica(restarted);
         start(restarted);
-        assertEquals(snapshotIndex, partitions[restarted].appliedRaftIndex(), "opened at its snapshot");
+        assertEquals(snapshotIndex, openedAt[restarted], "opened at its snapshot");
         awaitAll(30);
         assertSameSegments();
     }
@@ -179,6 +183,7 @@ class EnginePartitionMachineTest {
         engines[replica] = engine;
         machines[replica] = machine;
         partitions[replica] = machine.partition();
+        openedAt[replica] = machine.partition().appliedRaftIndex();
         engine.createGroup(GROUP, List.of(1, 2, 3), machine).get(10, TimeUnit.SECONDS);
     }
 
