@@ -156,15 +156,20 @@ class ClusterCrashIT {
         }
     }
 
-    private int leaderOfPartition(int partition) {
+    /** The partition's leader as Metadata names it, waiting up to 30 s while it names none (a leader moving). */
+    private int leaderOfPartition(int partition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps())) {
-            for (PartitionInfo info : consumer.partitionsFor(TOPIC, Duration.ofSeconds(30))) {
-                if (info.partition() == partition && info.leader() != null) {
-                    return info.leader().id();
+            while (System.nanoTime() < deadline) {
+                for (PartitionInfo info : consumer.partitionsFor(TOPIC, Duration.ofSeconds(30))) {
+                    if (info.partition() == partition && info.leader() != null) {
+                        return info.leader().id();
+                    }
                 }
+                TimeUnit.MILLISECONDS.sleep(200);
             }
         }
-        throw new AssertionError("partition " + partition + " has no leader");
+        throw new AssertionError("partition " + partition + " has no leader within 30 s");
     }
 
     /** Reads every partition from offset 0; {@code readout} gets what was read of each and where its log ends. */
