@@ -302,7 +302,7 @@ public final class Broker implements Closeable {
     private static PartitionHost startEngine(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
             OffsetStore offsets, RatisCluster cluster) throws IOException, InterruptedException {
         EnginePartitions engine = EnginePartitions.start(config, io, dataDir, logConfig, offsets, cluster::image,
-                cluster::submit);
+                cluster::caughtUpImage, cluster::submit);
         cluster.onMetadataChange(engine::onMetadataChange);
         return engine;
     }

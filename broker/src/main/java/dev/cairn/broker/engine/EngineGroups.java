@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,8 @@ final class EngineGroups implements Closeable {
     static final long GROUP_CHANGE_WAIT_MS = 60_000;
     /** How long close waits for a reconciliation in progress. */
     static final long RECONCILE_SHUTDOWN_WAIT_MS = 5_000;
+    /** How long a hosted group must stay out of caught-up metadata before {@link #sweepOrphans} removes it. */
+    static final long ORPHAN_GRACE_MS = 30_000;
 
     /**
      * Where and how the partitions keep their data.
@@ -85,6 +88,8 @@ final class EngineGroups implements Closeable {
         thread.setDaemon(true);
         return thread;
     });
+    /** Hosted groups a sweep found out of metadata, with when it first found so; reconciler thread only. */
+    private final Map<Integer, Long> orphanedSince = new HashMap<>();
 
     EngineGroups(int nodeId, RaftEngine engine, Closeable transport, EngineGroupIndex index,
             EngineLeaderships leaderships, Storage storage, Consumer<TopicPartition> onAppended) {
@@ -169,19 +174,32 @@ final class EngineGroups implements Closeable {
         }
     }
 
+    /**
+     * Creates a group for every partition {@code image} places here and no hosted group serves. A hosted group of the
+     * same partition under another group id is another incarnation of its topic (deleted and created again under the
+     * same name): group ids only grow, so a lower hosted id is a deleted topic's group, removed first, and a higher
+     * one means {@code image} is an old one being replayed after a restart, which must not bring the old group back
+     * (both would share the partition's directory, and the old one's deletion would then take the new one's files).
+     */
     private void addAssigned(MetadataImage image) throws IOException {
         List<EngineGroupIndex.Entry> added = new ArrayList<>();
+        List<Hosted> replaced = new ArrayList<>();
         for (TopicInfo topic : image.topics().values()) {
             for (int p = 0; p < topic.partitionCount(); p++) {
                 List<Integer> replicas = topic.replicas().get(p);
                 int group = topic.raftGroup(p);
-                if (!replicas.contains(nodeId) || byGroup.containsKey(group)) {
+                Hosted hosting = byPartition.get(new TopicPartition(topic.name(), p));
+                if (!replicas.contains(nodeId) || byGroup.containsKey(group)
+                        || hosting != null && hosting.group() > group) {
                     continue;
                 }
                 if (group == 0) {
                     LOG.error("{}-{} has no engine group id (created before raft.engine=cairn); not hosted",
                             topic.name(), p);
                     continue;
+                }
+                if (hosting != null) {
+                    replaced.add(hosting);
                 }
                 List<Integer> voters = replicas.stream().map(node -> node + 1).toList();
                 added.add(new EngineGroupIndex.Entry(group, topic.topicId(), p, topic.name(), topic.configs(),
@@ -191,6 +209,7 @@ final class EngineGroups implements Closeable {
         if (added.isEmpty()) {
             return;
         }
+        removeHosted(replaced, "of a deleted topic whose name was created again");
         // The index first, in one write: a group in the engine's log after a crash must be found in it.
         index.putAll(added);
         create(added);
@@ -227,28 +246,77 @@ final class EngineGroups implements Closeable {
 
     private void remove(TopicInfo topic) throws IOException {
         List<Hosted> removed = new ArrayList<>();
-        Set<Integer> groups = new HashSet<>();
         for (Hosted hosted : byGroup.values()) {
             int partition = hosted.tp().partition();
             if (hosted.tp().topic().equals(topic.name()) && hosted.group() == topic.raftGroup(partition)) {
                 removed.add(hosted);
-                groups.add(hosted.group());
             }
         }
+        removeHosted(removed, "of deleted topic " + topic.name());
+    }
+
+    /**
+     * Removes hosted groups that {@code image}, holding every committed metadata entry, has not placed here for
+     * {@link #ORPHAN_GRACE_MS}: a topic deleted while this broker was down, whose deletion it learnt from a metadata
+     * snapshot rather than by applying it. Runs on the reconciler thread; never throws.
+     */
+    void sweepOrphans(Optional<MetadataImage> caughtUp, long nowMs) {
+        try {
+            reconciler.execute(() -> {
+                try {
+                    sweep(caughtUp, nowMs);
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("removing engine groups metadata no longer places here failed; retrying later", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("shutting down: no sweep of orphaned engine groups");
+        }
+    }
+
+    private void sweep(Optional<MetadataImage> caughtUp, long nowMs) throws IOException {
+        orphanedSince.keySet().retainAll(byGroup.keySet());
+        List<Hosted> removed = new ArrayList<>();
+        for (Hosted hosted : byGroup.values()) {
+            if (caughtUp.isEmpty() || placedHere(caughtUp.get(), hosted)) {
+                orphanedSince.remove(hosted.group());
+            } else if (nowMs - orphanedSince.computeIfAbsent(hosted.group(), group -> nowMs) >= ORPHAN_GRACE_MS) {
+                removed.add(hosted);
+            }
+        }
+        removeHosted(removed, "no longer placed here by metadata (for " + ORPHAN_GRACE_MS + " ms or more)");
+    }
+
+    private boolean placedHere(MetadataImage image, Hosted hosted) {
+        Optional<TopicInfo> topic = image.topic(hosted.tp().topic());
+        int p = hosted.tp().partition();
+        return topic.isPresent() && p < topic.get().partitionCount() && topic.get().raftGroup(p) == hosted.group()
+                && topic.get().replicas().get(p).contains(nodeId);
+    }
+
+    /**
+     * Removes the groups from the engine, then their partitions' offsets, files and snapshots, then their index
+     * entries: a crash midway leaves them in the index, and the next start removes them again.
+     */
+    private void removeHosted(List<Hosted> removed, String why) throws IOException {
         if (removed.isEmpty()) {
             return;
         }
-        LOG.info("removing {} partition(s) of topic {}", removed.size(), topic.name());
+        LOG.info("removing {} partition group(s) {}: {}", removed.size(), why, removed.size() <= 10
+                ? removed.stream().map(h -> h.tp().toString()).toList() : removed.get(0).tp() + ", ...");
         List<CompletableFuture<Void>> pending = new ArrayList<>();
+        Set<Integer> groups = new HashSet<>();
         for (Hosted hosted : removed) {
             pending.add(engine.removeGroup(hosted.group()));
+            groups.add(hosted.group());
         }
-        await(pending, "removing " + removed.size() + " partition group(s) of " + topic.name());
+        await(pending, "removing " + removed.size() + " partition group(s)");
         for (Hosted hosted : removed) {
             byGroup.remove(hosted.group());
             byPartition.remove(hosted.tp(), hosted);
             leaderships.forget(hosted.group());
             hosted.machine().partition().close();
+            offsets.removePartition(hosted.tp().topic(), hosted.tp().partition());
             Directories.deleteRecursively(partitionDir(hosted.tp()));
             Directories.deleteRecursively(snapshotsDir.resolve(Integer.toString(hosted.group())));
         }

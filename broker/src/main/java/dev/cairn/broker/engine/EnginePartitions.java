@@ -55,6 +55,7 @@ public final class EnginePartitions implements PartitionHost {
     static final String SNAPSHOT_DIRECTORY = "engine-snapshots";
     private final int nodeId;
     private final Supplier<MetadataImage> images;
+    private final Supplier<Optional<MetadataImage>> caughtUpImages;
     private final EngineGroups groups;
     private final EngineLeaderships leaderships;
     private final List<Consumer<TopicPartition>> appendListeners;
@@ -70,14 +71,16 @@ public final class EnginePartitions implements PartitionHost {
      * @param appendListeners told of every append (the groups' machines call them)
      * @param forwarding reaches leaders on other brokers
      * @param images the metadata image, for the leader's jobs and the partition states it publishes
+     * @param caughtUpImages the metadata image when it holds every committed entry (the orphan sweep)
      * @param metadataSubmit submits a metadata command (partition states)
      */
     EnginePartitions(int nodeId, EngineGroups groups, EngineLeaderships leaderships,
             List<Consumer<TopicPartition>> appendListeners, EngineRpc rpc, EngineForwarding forwarding,
-            String engineAddress, Supplier<MetadataImage> images,
+            String engineAddress, Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
             Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit) {
         this.nodeId = nodeId;
         this.images = images;
+        this.caughtUpImages = caughtUpImages;
         this.groups = groups;
         this.leaderships = leaderships;
         this.appendListeners = appendListeners;
@@ -95,15 +98,16 @@ public final class EnginePartitions implements PartitionHost {
      * raft.engine.listener) and every group of the local index, before the metadata group replays.
      *
      * @param images the metadata image: leaders' jobs, partition states, other brokers' engine addresses
+     * @param caughtUpImages the metadata image when it holds every entry this broker knows committed, else empty
      * @param metadataSubmit submits a metadata command (partition states)
      */
     public static EnginePartitions start(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
-            OffsetStore offsets, Supplier<MetadataImage> images,
+            OffsetStore offsets, Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
             Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit)
             throws IOException, InterruptedException {
         return EngineStart.start(config, new EngineGroups.Storage(io, dataDir.resolve("logs"), logConfig, offsets,
                 dataDir.resolve(SNAPSHOT_DIRECTORY), config.raftSnapshotIntervalBytes(),
-                config.raftSnapshotIntervalEntries()), dataDir, images, metadataSubmit);
+                config.raftSnapshotIntervalEntries()), dataDir, images, caughtUpImages, metadataSubmit);
     }
 
     /** Hands a metadata change to the groups' reconciler; never blocks the metadata apply thread. */
@@ -355,9 +359,13 @@ public final class EnginePartitions implements PartitionHost {
         statePublisher.publish(nowMs, replicaLagTimeMaxMs);
     }
 
-    /** No reassignments on the engine ({@link #supportsReassignment}): replicas never move. */
+    /**
+     * No reassignments on the engine ({@link #supportsReassignment}): replicas never move. Removes hosted groups that
+     * caught-up metadata no longer places here (see {@link EngineGroups#sweepOrphans}).
+     */
     @Override
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
+        groups.sweepOrphans(caughtUpImages.get(), nowMs);
     }
 
     @Override

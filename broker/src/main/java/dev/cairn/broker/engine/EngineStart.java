@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -41,7 +42,8 @@ final class EngineStart {
     }
 
     static EnginePartitions start(BrokerConfig config, EngineGroups.Storage storage, Path dataDir,
-            Supplier<MetadataImage> images, Function<MetadataCommand, CompletableFuture<MetadataResult>> submit)
+            Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
+            Function<MetadataCommand, CompletableFuture<MetadataResult>> submit)
             throws IOException, InterruptedException {
         EngineConfig engineConfig = engineConfig(config);
         int nodeId = config.nodeId();
@@ -74,7 +76,7 @@ final class EngineStart {
                     new EngineLeaderSide(() -> partitions[0]), FrameCodec.FRAME_BYTES_MAX);
             String address = bind.host() + ":" + transport.port();
             partitions[0] = new EnginePartitions(nodeId, groups, leaderships, listeners, rpc[0], forwarding, address,
-                    images, submit);
+                    images, caughtUpImages, submit);
             groups.createIndexed();
             LOG.info("raft.engine=cairn: Raft frames and the leader RPC on {}, log in {}, fsync before "
                     + "acknowledging: {}", address, dataDir.resolve(ENGINE_DIRECTORY), engineConfig.fsync());

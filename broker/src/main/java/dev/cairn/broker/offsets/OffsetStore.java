@@ -48,6 +48,16 @@ public interface OffsetStore extends AutoCloseable {
     void replacePartition(String topic, int partition, long raftIndex, Map<String, CommittedOffset> offsetsByGroup);
 
     /**
+     * Forgets the partition group {@code (topic, partition)}: every group's committed offset and its applied Raft
+     * index, in one atomic write. Called once its replica is gone from this broker (topic deleted, replica moved
+     * away), after its group stopped applying: a topic created again under the same name is a new partition group
+     * whose Raft indexes start again from the beginning, and starts with no committed offsets (as in Kafka).
+     */
+    default void removePartition(String topic, int partition) {
+        replacePartition(topic, partition, NO_RAFT_INDEX, Map.of());
+    }
+
+    /**
      * Writes a consistent copy of the whole store into {@code targetDirectory}, which must not exist yet
      * (snapshots). The copy can be loaded with {@link #restore}.
      */

@@ -73,7 +73,7 @@ final class PartitionGroupReconciler implements Closeable {
     /**
      * @param peers the Raft peers of a replica list
      * @param partitionDir the log directory of a partition
-     * @param onRemoved told of each group removed, after its Raft group and files are gone
+     * @param onRemoved told of each group removed, once its Raft group stopped and before its files and index entry go
      */
     PartitionGroupReconciler(int nodeId, RaftHost host, LocalPartitionIndex index,
             Function<List<Integer>, List<RaftPeer>> peers, Function<TopicPartition, Path> partitionDir,
@@ -199,6 +199,7 @@ final class PartitionGroupReconciler implements Closeable {
     private void sweep(MetadataImage image, boolean caughtUp, long nowMs) throws IOException {
         Map<UUID, LocalPartitionIndex.Entry> entries = index.entries();
         orphanedSince.keySet().retainAll(entries.keySet());
+        boolean removed = false;
         for (LocalPartitionIndex.Entry entry : entries.values()) {
             if (!caughtUp || !orphaned(image, entry)) {
                 orphanedSince.remove(entry.groupId());
@@ -209,7 +210,11 @@ final class PartitionGroupReconciler implements Closeable {
                 removeLocal(entry, "no longer placed here by metadata (found so since " + (nowMs - since)
                         + " ms ago)");
                 orphanedSince.remove(entry.groupId());
+                removed = true;
             }
+        }
+        if (removed) {
+            addAssignedPartitions(image);   // a topic created again under a removed replica's name waited for it
         }
     }
 
@@ -222,15 +227,25 @@ final class PartitionGroupReconciler implements Closeable {
         LOG.info("{}: replica removed here: {}", tp, why);
     }
 
+    /**
+     * Adds a group for every partition {@code image} places here that this broker does not host. A partition whose
+     * directory an indexed group of another topic id holds (the same name, deleted and created again) waits: either
+     * {@code image} is an old one replayed after a restart, which must not bring the deleted topic's group back (both
+     * would share the directory, and the deletion's replay would take the new topic's files), or the indexed group is
+     * the deleted one, which the deletion's replay or the orphan sweep removes first.
+     */
     private void addAssignedPartitions(MetadataImage image) throws IOException {
         Set<RaftGroupId> hosted = Set.copyOf(host.groupIds());
+        Map<TopicPartition, UUID> indexed = new HashMap<>();
+        index.entries().values().forEach(e -> indexed.put(new TopicPartition(e.topic(), e.partition()), e.groupId()));
         List<LocalPartitionIndex.Entry> added = new ArrayList<>();
         Map<UUID, List<Integer>> replicasByGroup = new HashMap<>();
         for (TopicInfo topic : image.topics().values()) {
             for (int p = 0; p < topic.partitionCount(); p++) {
                 List<Integer> replicas = topic.replicas().get(p);
                 UUID gid = PartitionGroups.groupId(topic.topicId(), p);
-                if (!replicas.contains(nodeId) || hosted.contains(RaftGroupId.valueOf(gid))) {
+                boolean otherTopicsGroup = !indexed.getOrDefault(new TopicPartition(topic.name(), p), gid).equals(gid);
+                if (!replicas.contains(nodeId) || hosted.contains(RaftGroupId.valueOf(gid)) || otherTopicsGroup) {
                     continue;
                 }
                 added.add(new LocalPartitionIndex.Entry(gid, topic.topicId(), p, topic.name(), topic.configs()));

@@ -131,6 +131,13 @@ public final class RaftHost implements Closeable {
         }
     }
 
+    /** Whether this server applied every entry of the group it knows committed; false when it does not host it. */
+    public boolean caughtUp(RaftGroupId groupId) {
+        java.util.OptionalLong committed = committedIndex(groupId);
+        return committed.isPresent()
+                && role(groupId).map(GroupRole::appliedRaftIndex).orElse(-1L) >= committed.getAsLong();
+    }
+
     /** The first index still in this server's Raft log of the group, or empty when it does not host it. */
     public java.util.OptionalLong raftLogStartIndex(RaftGroupId groupId) {
         try {

@@ -205,6 +205,7 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     private void forget(TopicPartition tp, UUID gid) {
         partitions.remove(gid);
         groupsByPartition.remove(tp, gid);
+        offsets.removePartition(tp.topic(), tp.partition());
     }
 
     // ---------------------------------------------------------------- MetadataService
@@ -314,9 +315,8 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     /** This broker's replica of {@code tp}, leader or follower; empty when it hosts none or it is starting. */
     @Override
     public Optional<Partition> localReplica(TopicPartition tp) {
-        UUID gid = groupsByPartition.get(tp);
-        PartitionStateMachine machine = gid == null ? null : partitions.get(gid);
-        return Optional.ofNullable(machine == null ? null : machine.partition());
+        return Optional.ofNullable(groupsByPartition.get(tp)).map(partitions::get)
+                .map(PartitionStateMachine::partition);
     }
 
     /** This broker's replica of {@code tp} as Raft sees it; empty when it hosts none or it is still starting. */
@@ -337,11 +337,7 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
 
     @Override
     public Leadership leadership(TopicPartition tp) {
-        UUID gid = groupsByPartition.get(tp);
-        if (gid == null) {
-            return Leadership.UNKNOWN;
-        }
-        return host.role(RaftGroupId.valueOf(gid))
+        return Optional.ofNullable(groupsByPartition.get(tp)).flatMap(gid -> host.role(RaftGroupId.valueOf(gid)))
                 .map(role -> new Leadership(role.leaderNodeId(), (int) role.term(), role.isLeader()))
                 .orElse(Leadership.UNKNOWN);
     }
@@ -361,11 +357,14 @@ public final class RatisCluster implements PartitionHost, MetadataService, Close
     @Override
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
         reassignments.drive(transferTimeoutMs);
-        MetadataImage image = metadata.image();
-        java.util.OptionalLong committed = host.committedIndex(METADATA_GROUP);
-        long applied = host.role(METADATA_GROUP).map(GroupRole::appliedRaftIndex).orElse(-1L);
-        reconciler.sweepOrphans(image, committed.isPresent() && applied >= committed.getAsLong(), nowMs);
-        leaderClients.retainGroupsOf(image);
+        Optional<MetadataImage> caughtUp = caughtUpImage();
+        reconciler.sweepOrphans(caughtUp.orElseGet(metadata::image), caughtUp.isPresent(), nowMs);
+        leaderClients.retainGroupsOf(metadata.image());
+    }
+
+    /** The metadata image when it holds every metadata entry this broker knows committed; empty during a replay. */
+    public Optional<MetadataImage> caughtUpImage() {
+        return host.caughtUp(METADATA_GROUP) ? Optional.of(metadata.image()) : Optional.empty();
     }
 
     @Override

@@ -91,6 +91,23 @@ abstract class OffsetStoreContract {
     }
 
     @Test
+    void removedPartitionForgetsItsOffsetsAndIndexSoARecreatedOneStartsAfresh() {
+        try (OffsetStore store = open()) {
+            assertTrue(store.commit("t", 0, 50, Map.of("g1", new CommittedOffset(15, null, 1),
+                    "g2", new CommittedOffset(3, null, 2))));
+            assertTrue(store.commit("t", 1, 40, Map.of("g1", new CommittedOffset(12, null, 3))));
+            store.removePartition("t", 0);
+            assertEquals(Map.of(), store.fetchAll("t", 0));
+            assertEquals(OffsetStore.NO_RAFT_INDEX, store.appliedRaftIndex("t", 0));
+            assertEquals(Map.of("g1", new CommittedOffset(12, null, 3)), store.fetchAll("t", 1), "other partitions stay");
+            assertEquals(40, store.appliedRaftIndex("t", 1));
+            assertTrue(store.commit("t", 0, 2, Map.of("g1", new CommittedOffset(2, null, 4))),
+                    "the recreated partition's group starts again at low Raft indexes");
+            assertEquals(Optional.of(new CommittedOffset(2, null, 4)), store.fetch("g1", "t", 0));
+        }
+    }
+
+    @Test
     void replacePartitionInstallsOneGroupsSnapshotAlone() {
         try (OffsetStore store = open()) {
             store.commit("t", 0, 7, Map.of("a", new CommittedOffset(1, null, 1), "b", new CommittedOffset(2, null, 1)));
