@@ -54,6 +54,38 @@ class RaftNodeTest {
         assertTrue(cluster.runUntil(() -> appliedEverywhere(cluster, raftIndex), 2));
     }
 
+    /**
+     * A new group's preferred replica, told to campaign on its next tick, leads within a few ticks (a pre-vote round
+     * and a vote round), each of several seeds, where an election timeout is at least {@code electionTicks}.
+     */
+    @Test
+    void aReplicaToldToCampaignOnItsNextTickLeadsFirst() {
+        for (int seed = 1; seed <= 20; seed++) {
+            SimCluster cluster = new SimCluster(seed, 3, CONFIG, SimCluster.Faults.NONE);
+            int preferred = seed % 3 + 1;
+            cluster.replica(preferred).node.campaignOnNextTick();
+            assertTrue(cluster.runUntil(() -> cluster.leader() != 0, CONFIG.electionTicks() / 2),
+                    "seed " + seed + ": a leader within half an election timeout");
+            assertEquals(preferred, cluster.leader(), "seed " + seed);
+        }
+    }
+
+    /** Once a leader is known, the hint does nothing: a follower of a live leader does not disturb it. */
+    @Test
+    void campaignOnNextTickIsIgnoredWhenALeaderIsKnown() {
+        SimCluster cluster = cluster(3);
+        int leader = electLeader(cluster);
+        long term = cluster.replica(leader).node.status().term();
+        int follower = leader % 3 + 1;
+        cluster.replica(follower).node.campaignOnNextTick();
+        for (int i = 0; i < 3 * CONFIG.electionTicks(); i++) {
+            cluster.propose(leader, "x" + i);
+            cluster.tick();
+        }
+        assertEquals(leader, cluster.leader());
+        assertEquals(term, cluster.replica(leader).node.status().term());
+    }
+
     /** Section 5.3: a leader's entries replace a follower's conflicting, uncommitted ones. */
     @Test
     void aDeposedLeadersUncommittedEntriesAreReplaced() {

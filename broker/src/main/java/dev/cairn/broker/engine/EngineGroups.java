@@ -130,7 +130,7 @@ final class EngineGroups implements Closeable {
      */
     void createIndexed() throws IOException {
         Map<Integer, EngineGroupIndex.Entry> indexed = index.entries();
-        create(indexed.values());
+        create(indexed.values(), false);
         List<Integer> stale = new ArrayList<>();
         for (int group : engine.recoveredGroups()) {
             if (!indexed.containsKey(group)) {
@@ -212,12 +212,17 @@ final class EngineGroups implements Closeable {
         removeHosted(replaced, "of a deleted topic whose name was created again");
         // The index first, in one write: a group in the engine's log after a crash must be found in it.
         index.putAll(added);
-        create(added);
+        create(added, true);
         LOG.info("hosting {} new partition(s) on the engine: {}", added.size(), added.size() <= 10 ? added.stream()
                 .map(e -> e.topic() + "-" + e.partition()).toList() : added.get(0).topic() + "-...");
     }
 
-    private void create(Collection<EngineGroupIndex.Entry> entries) throws IOException {
+    /**
+     * Creates the groups' machines and engine replicas; with {@code newGroups}, a group's preferred replica (the first
+     * of its replicas) stands for election at once, so that a new partition has its leader, on the broker metadata
+     * prefers, a tick or two after the replicas run it (rather than wherever a 1-2 s election timeout fires first).
+     */
+    private void create(Collection<EngineGroupIndex.Entry> entries, boolean newGroups) throws IOException {
         List<CompletableFuture<Void>> created = new ArrayList<>();
         for (EngineGroupIndex.Entry entry : entries) {
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
@@ -231,7 +236,8 @@ final class EngineGroups implements Closeable {
             leaderships.name(entry.group(), tp.toString());
             byGroup.put(entry.group(), hosted);
             byPartition.put(tp, hosted);
-            created.add(engine.createGroup(entry.group(), entry.voters(), hosted.machine()));
+            boolean preferred = newGroups && entry.voters().get(0) == nodeId + 1;
+            created.add(engine.createGroup(entry.group(), entry.voters(), hosted.machine(), preferred));
         }
         await(created, "creating " + entries.size() + " partition group(s)");
     }

@@ -127,6 +127,16 @@ public final class RaftEngine implements Closeable {
      * what its log holds for it if anything. Completes once the group runs.
      */
     public CompletableFuture<Void> createGroup(int group, List<Integer> voters, GroupStateMachine machine) {
+        return createGroup(group, voters, machine, false);
+    }
+
+    /**
+     * As {@link #createGroup(int, List, GroupStateMachine)}; with {@code campaignFirst} the replica stands for
+     * election on its first tick rather than after an election timeout (a new group's preferred leader: its leader
+     * is there within a tick or two, on the replica metadata prefers, when the other replicas run the group by then).
+     */
+    public CompletableFuture<Void> createGroup(int group, List<Integer> voters, GroupStateMachine machine,
+            boolean campaignFirst) {
         if (!voters.contains(config.selfId())) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("replica " + config.selfId()
                     + " is not among the voters " + voters + " of group " + group));
@@ -139,7 +149,7 @@ public final class RaftEngine implements Closeable {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         RaftLoop loop = loopOf(group);
-        submit(loop, done, () -> loop.createGroup(group, voters, machine, done));
+        submit(loop, done, () -> loop.createGroup(group, voters, machine, campaignFirst, done));
         return done;
     }
 

@@ -148,7 +148,8 @@ final class RaftLoop implements Runnable {
         running = false;
     }
 
-    void createGroup(int group, List<Integer> voters, GroupStateMachine machine, CompletableFuture<Void> done) {
+    void createGroup(int group, List<Integer> voters, GroupStateMachine machine, boolean campaignFirst,
+            CompletableFuture<Void> done) {
         if (groups.containsKey(group)) {
             done.completeExceptionally(new IllegalStateException("group " + group + " exists already"));
             return;
@@ -181,6 +182,9 @@ final class RaftLoop implements Runnable {
             if (peer != config.selfId() && liveness.isDown(peer)) {
                 node.onPeerDown(peer);
             }
+        }
+        if (campaignFirst) {
+            node.campaignOnNextTick();
         }
         replica.publish(listener);
         done.complete(null);
