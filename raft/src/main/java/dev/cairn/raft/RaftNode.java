@@ -69,7 +69,7 @@ public final class RaftNode extends RaftState {
         }
         if (role == Role.LEADER) {
             tickLeader();
-        } else if (++electionElapsed >= randomizedElectionTicks) {
+        } else if (electionDue()) {
             campaign(true);
         }
     }

@@ -27,6 +27,8 @@ abstract class RaftState {
     int electionElapsed;
     int heartbeatElapsed;
     int randomizedElectionTicks;
+    /** Ticks left in which {@link #campaignOnNextTick} stands again every other tick while no leader is known. */
+    int eagerTicksLeft;
     boolean quiesced;
     boolean leaderDown;
     /** As leader: the follower leadership is being handed to (thesis 3.10), or NONE. */
@@ -98,13 +100,28 @@ abstract class RaftState {
     }
 
     /**
-     * Stands for election (pre-vote first) on the next tick instead of after the randomized timeout, unless a leader is
-     * known by then: how a new group's preferred replica becomes its first leader at once. As safe as any timeout.
+     * Stands for election (pre-vote first) on the next tick instead of after the randomized timeout, and again every
+     * other tick for one election timeout while no leader is known (its first requests may reach replicas that do not
+     * run the group yet): how a new group's preferred replica becomes its first leader at once. As safe as any
+     * timeout; without effect once a leader is known.
      */
     public void campaignOnNextTick() {
         if (role != Role.LEADER && leader == RaftNode.NONE) {
+            eagerTicksLeft = config.electionTicks();
             electionElapsed = Math.max(electionElapsed, randomizedElectionTicks - 1);
         }
+    }
+
+    /** Counts a tick of a replica that does not lead: whether it stands for election now. */
+    boolean electionDue() {
+        if (++electionElapsed >= randomizedElectionTicks) {
+            return true;
+        }
+        if (eagerTicksLeft > 0) {
+            eagerTicksLeft--;
+            return leader == RaftNode.NONE && role != Role.CANDIDATE && eagerTicksLeft % 2 == 0;
+        }
+        return false;
     }
 
     void resetElectionTimer() {

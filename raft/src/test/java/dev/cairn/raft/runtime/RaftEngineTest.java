@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,34 @@ class RaftEngineTest {
             for (RaftEngine engine : cluster.engines.values()) {
                 assertEquals(3, engine.threadCount(), "two loops and the liveness thread, whatever the groups");
             }
+        }
+    }
+
+    /**
+     * Groups whose replica 1 is created with campaignFirst are led by replica 1, also when the other replicas start
+     * running them only after its first requests went unanswered (they are created after replica 1's, a few ticks
+     * later): it stands again every other tick, where the others' election timeouts are 10 ticks or more.
+     */
+    @Test
+    void aReplicaCreatedToCampaignFirstBecomesTheLeader() throws Exception {
+        int groups = 10;
+        try (EngineCluster cluster = new EngineCluster(root, 3, 2)) {
+            cluster.startAll();
+            RaftEngine first = cluster.engines.get(1);
+            for (int group = 0; group < groups; group++) {
+                CommandMachine machine = new RecordingMachine();
+                cluster.machines.get(1).put(group, machine);
+                first.createGroup(group, cluster.voters(), machine, true).join();
+            }
+            long framesBefore = cluster.network.messageFrames.get();
+            EngineCluster.await("replica 1 asked for votes", WITHIN,
+                    () -> cluster.network.messageFrames.get() > framesBefore);
+            cluster.createGroups(2, groups);
+            cluster.createGroups(3, groups);
+            EngineCluster.await("every group has a leader", WITHIN, () -> IntStream.range(0, groups)
+                    .allMatch(group -> cluster.leaderOf(group) != 0));
+            assertEquals(List.of(), IntStream.range(0, groups).filter(group -> cluster.leaderOf(group) != 1).boxed()
+                    .toList(), "groups led by another replica than the one created to campaign first");
         }
     }
 
