@@ -5,13 +5,9 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
-import dev.cairn.broker.io.Directories;
 import dev.cairn.broker.io.FileIo;
-import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.offsets.OffsetStore;
-import dev.cairn.broker.partition.Partition;
-import dev.cairn.broker.snapshot.PartitionSnapshots;
 import dev.cairn.raft.runtime.RaftEngine;
 import java.io.Closeable;
 import java.io.IOException;
@@ -42,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * creates groups for new assignments. Every hosted group is in the local {@link EngineGroupIndex} first, so that
  * the next start creates it again before metadata replays (the engine's log recovers Raft state, not machines).
  *
- * <p>A partition's files: its log in {@code <logs>/<topic>-<partition>/}, as with Ratis; its Raft entries in the
- * engine's shared log.
+ * <p>A partition's files are opened and deleted by {@link EnginePartitionFiles}, several at a time; its Raft entries
+ * are in the engine's shared log.
  */
 final class EngineGroups implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineGroups.class);
@@ -74,12 +70,7 @@ final class EngineGroups implements Closeable {
     private final Closeable transport;
     private final EngineGroupIndex index;
     private final EngineLeaderships leaderships;
-    private final FileIo io;
-    private final Path logsDir;
-    private final LogConfig logConfig;
-    private final OffsetStore offsets;
-    private final Consumer<TopicPartition> onAppended;
-    private final Path snapshotsDir;
+    private final EnginePartitionFiles files;
     private final EngineCompaction compaction;
     private final Map<TopicPartition, Hosted> byPartition = new ConcurrentHashMap<>();
     private final Map<Integer, Hosted> byGroup = new ConcurrentHashMap<>();
@@ -98,12 +89,7 @@ final class EngineGroups implements Closeable {
         this.transport = transport;
         this.index = index;
         this.leaderships = leaderships;
-        this.io = storage.io();
-        this.logsDir = storage.logsDir();
-        this.logConfig = storage.logConfig();
-        this.offsets = storage.offsets();
-        this.onAppended = onAppended;
-        this.snapshotsDir = storage.snapshotsDir();
+        this.files = new EnginePartitionFiles(storage, onAppended);
         this.compaction = new EngineCompaction(() -> byGroup.values().stream().map(Hosted::machine).toList(),
                 storage.snapshotIntervalBytes(), storage.snapshotIntervalEntries());
     }
@@ -227,17 +213,14 @@ final class EngineGroups implements Closeable {
         for (EngineGroupIndex.Entry entry : entries) {
             TopicPartition tp = new TopicPartition(entry.topic(), entry.partition());
             int group = entry.group();
-            EnginePartitionMachine machine = new EnginePartitionMachine(tp, () -> new Partition(entry.topic(),
-                    entry.partition(), Log.open(io, partitionDir(tp), logConfig.withTopicOverrides(entry.configs())),
-                    offsets, logConfig, entry.configs()), partitionDir(tp),
-                    PartitionSnapshots.open(snapshotsDir.resolve(Integer.toString(group))),
-                    () -> onAppended.accept(tp), index -> compact(tp, group, index));
-            Hosted hosted = new Hosted(group, tp, machine);
-            leaderships.name(entry.group(), tp.toString());
-            byGroup.put(entry.group(), hosted);
-            byPartition.put(tp, hosted);
             boolean preferred = newGroups && entry.voters().get(0) == nodeId + 1;
-            created.add(engine.createGroup(entry.group(), entry.voters(), hosted.machine(), preferred));
+            created.add(files.open(entry, index -> compact(tp, group, index)).thenCompose(machine -> {
+                Hosted hosted = new Hosted(group, tp, machine);
+                leaderships.name(group, tp.toString());
+                byGroup.put(group, hosted);
+                byPartition.put(tp, hosted);
+                return engine.createGroup(group, entry.voters(), machine, preferred);
+            }));
         }
         await(created, "creating " + entries.size() + " partition group(s)");
     }
@@ -317,20 +300,15 @@ final class EngineGroups implements Closeable {
             groups.add(hosted.group());
         }
         await(pending, "removing " + removed.size() + " partition group(s)");
+        List<CompletableFuture<Void>> deleted = new ArrayList<>();
         for (Hosted hosted : removed) {
             byGroup.remove(hosted.group());
             byPartition.remove(hosted.tp(), hosted);
             leaderships.forget(hosted.group());
-            hosted.machine().partition().close();
-            offsets.removePartition(hosted.tp().topic(), hosted.tp().partition());
-            Directories.deleteRecursively(partitionDir(hosted.tp()));
-            Directories.deleteRecursively(snapshotsDir.resolve(Integer.toString(hosted.group())));
+            deleted.add(files.delete(hosted.tp(), hosted.group(), hosted.machine()));
         }
+        await(deleted, "deleting the files of " + removed.size() + " partition(s)");
         index.removeAll(groups);
-    }
-
-    private Path partitionDir(TopicPartition tp) {
-        return logsDir.resolve(tp.topic() + "-" + tp.partition());
     }
 
     private static void await(List<CompletableFuture<Void>> futures, String what) throws IOException {
@@ -356,6 +334,7 @@ final class EngineGroups implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        files.close();
         compaction.close();
         engine.close();
         try {
