@@ -1,10 +1,12 @@
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates a topic with Kafka's own Admin client and waits until every partition has a leader; prints the seconds
@@ -39,8 +41,16 @@ public final class CreateTopic {
             long created = System.nanoTime();
             long deadline = created + TimeUnit.MINUTES.toNanos(10);
             while (true) {
-                Map<String, TopicDescription> described = admin.describeTopics(topics.keySet()).allTopicNames()
-                        .get(1, TimeUnit.MINUTES);
+                Map<String, TopicDescription> described;
+                try {
+                    described = admin.describeTopics(topics.keySet()).allTopicNames().get(1, TimeUnit.MINUTES);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(200);   // on several brokers, the one asked may not have the new topic yet
+                    continue;
+                }
                 long led = described.values().stream().flatMap(d -> d.partitions().stream())
                         .filter(p -> p.leader() != null && p.leader().id() >= 0).count();
                 if (led == partitions) {
