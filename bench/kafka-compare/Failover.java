@@ -40,6 +40,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       VICTIM_PID SECONDS_BEFORE SECONDS_AFTER
  *
  * Prints one line: failover victim_led=333 new_leaders_s=4.2 acked=123456 lost=0 duplicates=0 failed=12 ...
+ * (leaders_before: partitions each node led just before the kill, by node id; -1 for none).
  * new_leaders_s=timeout when the victim's partitions still lacked a leader after 120 s.
  */
 public final class Failover {
@@ -114,11 +115,14 @@ public final class Failover {
         adminProps.put("default.api.timeout.ms", "10000");
         String leadersSeconds;
         Set<Integer> led = new TreeSet<>();
+        Map<Integer, Integer> leadersBefore = new TreeMap<>();
         long afterKill;
         try (Admin admin = Admin.create(adminProps)) {
             Thread.sleep(beforeMs);
             for (TopicPartitionInfo p : describe(admin, topic).partitions()) {
-                if (p.leader() != null && p.leader().id() == victim) {
+                int leader = p.leader() == null ? -1 : p.leader().id();
+                leadersBefore.merge(leader, 1, Integer::sum);
+                if (leader == victim) {
                     led.add(p.partition());
                 }
             }
@@ -195,9 +199,9 @@ public final class Failover {
         BitSet lost = (BitSet) acked.clone();
         lost.andNot(seen);
         System.out.printf("failover victim_led=%d new_leaders_s=%s acked=%d lost=%d duplicates=%d failed=%d read=%d"
-                        + " sent=%d read_complete=%b failures=%s%n", led.size(), leadersSeconds, ackedCount,
-                lost.cardinality(), duplicates, failures.values().stream().mapToLong(Long::longValue).sum(), read,
-                sent.get(), complete, failures);
+                        + " sent=%d read_complete=%b leaders_before=%s failures=%s%n", led.size(), leadersSeconds,
+                ackedCount, lost.cardinality(), duplicates, failures.values().stream().mapToLong(Long::longValue).sum(),
+                read, sent.get(), complete, leadersBefore.toString().replace(" ", ""), failures);
     }
 
     private static TopicDescription describe(Admin admin, String topic) throws Exception {
