@@ -10,9 +10,10 @@
 #      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back) into the first topic
 #      (1,000 partitions, or fewer when the count is smaller; at 3,000 the other 2,000 stay idle), then into a
 #      separate 8-partition topic on the same cluster, so the two rates can be compared;
-#   4. at FAILOVER_PARTITIONS only: produce continuously into the first topic, kill -9 broker 3 (not first in the
-#      bootstrap list), time until its partitions have other leaders, and count acknowledged records lost or
-#      duplicated (bench/kafka-compare/Failover.java).
+#   4. at FAILOVER_PARTITIONS only: produce continuously into the first topic, kill -9 the broker leading most of its
+#      partitions (FAILOVER_VICTIM=busiest; or a node id, 1 to 3), time until its partitions have other leaders, and
+#      count acknowledged records lost or duplicated (bench/kafka-compare/Failover.java). The clients bootstrap from
+#      all three brokers.
 # Afterwards the broker logs are searched for OutOfMemoryError.
 #
 #   bench/cluster-scale.sh                       (PARTITIONS="1000 3000", about 12 minutes per count and target)
@@ -31,6 +32,7 @@ records="${RECORDS:-300000}"
 failover_at="${FAILOVER_PARTITIONS:-1000}"
 failover_before="${FAILOVER_BEFORE_SECONDS:-10}"
 failover_after="${FAILOVER_AFTER_SECONDS:-30}"
+failover_victim="${FAILOVER_VICTIM:-busiest}"
 targets="${TARGETS:-cairn-engine kafka}"
 cairn_base=21; kafka_base=22   # node i listens on base*1000+i*100+92 (21192...), its Raft or controller port on +93
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -59,7 +61,8 @@ start_cairn-engine() {   # dir
   for id in 1 2 3; do
     mkdir -p "$1/$id"
     java "${jvm[@]}" -jar "$here/broker/target/cairn-broker.jar" start --set node.id=$id \
-      --set listeners=127.0.0.1:"$(port $cairn_base $id 92)" --set raft.listener=127.0.0.1:"$(port $cairn_base $id 93)" \
+      --set listeners=127.0.0.1:"$(port $cairn_base $id 92)" \
+      --set raft.listener=127.0.0.1:"$(port $cairn_base $id 93)" \
       --set raft.voters="$(voters $cairn_base)" --set log.dirs="$1/$id/data" --set default.replication.factor=3 \
       --set raft.engine=cairn >"$1/$id/broker.log" 2>&1 &
     pids+=($!)
@@ -108,8 +111,10 @@ measure() {   # pid -> "threads rss_mib other_mib" ("dead" when the process is g
       printf "%.0f", $i / 1024 } }')"
 }
 field() { echo "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }   # name line
-max() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && (m == "" || $i + 0 > m + 0)) m = $i } END { print m }'; }
-mean() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { s += $i; n++ } } END { if (n) printf "%.1f", s / n }'; }
+max() {   # the largest number among the words read ("dead" and empty ones skipped)
+  awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && (m == "" || $i + 0 > m + 0)) m = $i } END { print m }'
+}
+mean() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { s += $i; n++ } } END { if (n) printf "%.1f", s/n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b + 0 > 0) printf "%.2f", a / b }'; }
 produce() {   # topic partitions -> MB/s (ClientBench's 5th column), or "failed"
   java -cp "$libs" "$here/bench/kafka-compare/ClientBench.java" "$target" "$bootstrap" "$1" "$records" 1024 "$2" \
@@ -148,8 +153,10 @@ for n in $counts; do
     echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions, $mb_8 over 8" >&2
     fo=""
     if [ "$n" = "$failover_at" ]; then
-      fo=$(java -cp "$libs" "$here/bench/kafka-compare/Failover.java" "$bootstrap" "$first" "$first_n" 3 \
-        "${pids[2]}" "$failover_before" "$failover_after" 2>>"$dir/failover.log" | tail -1) \
+      victims=(1,2,3 "${pids[0]},${pids[1]},${pids[2]}")
+      [ "$failover_victim" = busiest ] || victims=("$failover_victim" "${pids[$(( failover_victim - 1 ))]}")
+      fo=$(java -cp "$libs" "$here/bench/kafka-compare/Failover.java" "$bootstrap" "$first" "$first_n" "${victims[@]}" \
+        "$failover_before" "$failover_after" 2>>"$dir/failover.log" | tail -1) \
         || echo "bench: Failover failed; see $dir/failover.log" >&2
       echo "bench: $target, $n partitions: ${fo:-no failover result}" >&2
     fi
@@ -158,18 +165,21 @@ for n in $counts; do
     rm -rf "$dir"/*/data
     rows+=("| $target | $n | $(field created_s "$times") | $(field leaders_s "$times") |$cpus | $(echo "$cpus" | max) \
 | $(echo "$cpus" | mean) | $(echo "$threads" | max) | $(echo "$rss" | max) | $(echo "$other" | max) | $oom \
-| $mb_n ($first_n) | $mb_8 | $(ratio "$mb_n" "$mb_8") | ${fo:+$(field victim_led "$fo") / $(field new_leaders_s "$fo")} \
+| $mb_n ($first_n) | $mb_8 | $(ratio "$mb_n" "$mb_8") \
+| ${fo:+$(field victim "$fo") ($(field victim_led "$fo")) / $(field new_leaders_s "$fo")} \
 | ${fo:+$(field acked "$fo") / $(field lost "$fo") / $(field duplicates "$fo")} |")
   done
 done
-echo "| target | partitions | create s | all leaders s | idle CPU % of a core, brokers 1 2 3 | max | mean | threads max \
+echo "| target | partitions | create s | all leaders s | idle CPU % of a core, brokers 1 2 3 | max | mean \
+| threads max \
 | RSS MiB max | NMT Other MiB max | OOM | produce MB/s (partitions) | produce MB/s, 8 partitions | ratio \
-| failover: victim led / new leaders s | acked / lost / duplicated |"
+| failover: victim (partitions it led) / new leaders s | acked / lost / duplicated |"
 echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: 3 brokers, RF 3, -Xmx1g each; idle window $idle s after $settle s settling; $records records of" \
-  "1 KiB per produce run; failover at $failover_at partitions: kill -9 of broker 3 after $failover_before s of" \
-  "producing, $failover_after s more after it"
+  "1 KiB per produce run; failover at $failover_at partitions: kill -9 of broker $failover_victim" \
+  "(busiest: the one leading most of the topic's partitions) after $failover_before s of producing," \
+  "$failover_after s more after it"

@@ -1,6 +1,7 @@
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +40,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   java -cp "bench-work/kafka-libs/*" bench/kafka-compare/Failover.java BOOTSTRAP TOPIC PARTITIONS VICTIM_NODE_ID \
  *       VICTIM_PID SECONDS_BEFORE SECONDS_AFTER
  *
- * Prints one line: failover victim_led=333 new_leaders_s=4.2 acked=123456 lost=0 duplicates=0 failed=12 ...
+ * VICTIM_NODE_ID and VICTIM_PID may be comma-separated lists of the same length (node ids and their PIDs): the victim
+ * is then the one leading the most of TOPIC's partitions just before the kill (the first listed on a tie).
+ *
+ * Prints one line: failover victim=3 victim_led=333 new_leaders_s=4.2 acked=123456 lost=0 duplicates=0 failed=12 ...
  * (leaders_before: partitions each node led just before the kill, by node id; -1 for none).
  * new_leaders_s=timeout when the victim's partitions still lacked a leader after 120 s.
  */
@@ -55,8 +59,11 @@ public final class Failover {
         String bootstrap = args[0];
         String topic = args[1];
         int partitions = Integer.parseInt(args[2]);
-        int victim = Integer.parseInt(args[3]);
-        String victimPid = args[4];
+        List<Integer> candidates = Arrays.stream(args[3].split(",")).map(Integer::valueOf).toList();
+        List<String> candidatePids = List.of(args[4].split(","));
+        if (candidates.size() != candidatePids.size()) {
+            throw new IllegalArgumentException("VICTIM_NODE_ID and VICTIM_PID list different numbers of brokers");
+        }
         long beforeMs = Long.parseLong(args[5]) * 1000;
         long afterMs = Long.parseLong(args[6]) * 1000;
 
@@ -117,12 +124,24 @@ public final class Failover {
         Set<Integer> led = new TreeSet<>();
         Map<Integer, Integer> leadersBefore = new TreeMap<>();
         long afterKill;
+        int victim;
         try (Admin admin = Admin.create(adminProps)) {
             Thread.sleep(beforeMs);
-            for (TopicPartitionInfo p : describe(admin, topic).partitions()) {
-                int leader = p.leader() == null ? -1 : p.leader().id();
-                leadersBefore.merge(leader, 1, Integer::sum);
-                if (leader == victim) {
+            List<TopicPartitionInfo> before = describe(admin, topic).partitions();
+            for (TopicPartitionInfo p : before) {
+                leadersBefore.merge(p.leader() == null ? -1 : p.leader().id(), 1, Integer::sum);
+            }
+            int chosen = 0;
+            for (int i = 1; i < candidates.size(); i++) {
+                if (leadersBefore.getOrDefault(candidates.get(i), 0) > leadersBefore.getOrDefault(
+                        candidates.get(chosen), 0)) {
+                    chosen = i;
+                }
+            }
+            victim = candidates.get(chosen);
+            String victimPid = candidatePids.get(chosen);
+            for (TopicPartitionInfo p : before) {
+                if (p.leader() != null && p.leader().id() == victim) {
                     led.add(p.partition());
                 }
             }
@@ -198,10 +217,11 @@ public final class Failover {
         }
         BitSet lost = (BitSet) acked.clone();
         lost.andNot(seen);
-        System.out.printf("failover victim_led=%d new_leaders_s=%s acked=%d lost=%d duplicates=%d failed=%d read=%d"
-                        + " sent=%d read_complete=%b leaders_before=%s failures=%s%n", led.size(), leadersSeconds,
-                ackedCount, lost.cardinality(), duplicates, failures.values().stream().mapToLong(Long::longValue).sum(),
-                read, sent.get(), complete, leadersBefore.toString().replace(" ", ""), failures);
+        System.out.printf("failover victim=%d victim_led=%d new_leaders_s=%s acked=%d lost=%d duplicates=%d"
+                        + " failed=%d read=%d sent=%d read_complete=%b leaders_before=%s failures=%s%n", victim,
+                led.size(), leadersSeconds, ackedCount, lost.cardinality(), duplicates,
+                failures.values().stream().mapToLong(Long::longValue).sum(), read, sent.get(), complete,
+                leadersBefore.toString().replace(" ", ""), failures);
     }
 
     private static TopicDescription describe(Admin admin, String topic) throws Exception {
