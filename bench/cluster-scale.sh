@@ -116,9 +116,9 @@ max() {   # the largest number among the words read ("dead" and empty ones skipp
 }
 mean() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { s += $i; n++ } } END { if (n) printf "%.1f", s/n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b + 0 > 0) printf "%.2f", a / b }'; }
-produce() {   # topic partitions -> MB/s (ClientBench's 5th column), or "failed"
+produce() {   # topic partitions -> MB/s (ClientBench's 5th column), or "failed"; its CSV line goes to client.log
   java -cp "$libs" "$here/bench/kafka-compare/ClientBench.java" "$target" "$bootstrap" "$1" "$records" 1024 "$2" \
-    2>>"$dir/client.log" | tail -1 | cut -d, -f5 | grep . || echo failed
+    2>>"$dir/client.log" | tail -1 | tee -a "$dir/client.log" | cut -d, -f5 | grep . || echo failed
 }
 
 hz=$(getconf CLK_TCK)
@@ -181,5 +181,5 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | aw
   "load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: 3 brokers, RF 3, -Xmx1g each; idle window $idle s after $settle s settling; $records records of" \
   "1 KiB per produce run; failover at $failover_at partitions: kill -9 of broker $failover_victim" \
-  "(busiest: the one leading most of the topic's partitions) after $failover_before s of producing," \
+  "(busiest = the one leading most of the topic's partitions) after $failover_before s of producing," \
   "$failover_after s more after it"
