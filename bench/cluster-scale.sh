@@ -9,7 +9,9 @@
 #   3. produce RECORDS 1 KiB records with Kafka's Java producer at default settings (idempotent, acks=all, round-robin
 #      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back) into the first topic
 #      (1,000 partitions, or fewer when the count is smaller; at 3,000 the other 2,000 stay idle), then into a
-#      separate 8-partition topic on the same cluster, so the two rates can be compared;
+#      separate 8-partition topic on the same cluster, so the two rates can be compared. Both after WARMUP_RECORDS
+#      into a third 8-partition topic, not counted: without it the first run carried the brokers' warm-up (on a
+#      fresh 3-broker Kafka, 8 partitions: 14.1 MB/s the first run, 21.1 the second);
 #   4. at FAILOVER_PARTITIONS only: produce continuously into the first topic, kill -9 the broker leading most of its
 #      partitions (FAILOVER_VICTIM=busiest; or a node id, 1 to 3), time until its partitions have other leaders, and
 #      count acknowledged records lost or duplicated (bench/kafka-compare/Failover.java). The clients bootstrap from
@@ -29,6 +31,7 @@ counts="${PARTITIONS:-1000 3000}"
 idle="${IDLE_SECONDS:-30}"
 settle="${SETTLE_SECONDS:-15}"
 records="${RECORDS:-300000}"
+warmup_records="${WARMUP_RECORDS:-100000}"
 failover_at="${FAILOVER_PARTITIONS:-1000}"
 failover_before="${FAILOVER_BEFORE_SECONDS:-10}"
 failover_after="${FAILOVER_AFTER_SECONDS:-30}"
@@ -146,9 +149,12 @@ for n in $counts; do
       threads="$threads $th"; rss="$rss $rs"; other="$other $ot"
     done
     echo "bench: $target, $n partitions: idle CPU %$cpus; threads$threads; RSS MiB$rss; NMT Other MiB$other" >&2
+    for t in warmup eight; do
+      java -cp "$libs" "$here/bench/kafka-compare/CreateTopic.java" "$bootstrap" $t 8 3 >>"$dir/client.log" 2>&1 \
+        || echo "bench: creating the 8-partition topic $t failed; see $dir/client.log" >&2
+    done
+    records="$warmup_records" produce warmup 8 >/dev/null   # brokers' JIT warm-up, not counted
     mb_n=$(produce "$first" "$first_n")
-    java -cp "$libs" "$here/bench/kafka-compare/CreateTopic.java" "$bootstrap" eight 8 3 >>"$dir/client.log" 2>&1 \
-      || echo "bench: creating the 8-partition topic failed; see $dir/client.log" >&2
     mb_8=$(produce eight 8)
     echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions, $mb_8 over 8" >&2
     fo=""
@@ -180,6 +186,7 @@ echo
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: 3 brokers, RF 3, -Xmx1g each; idle window $idle s after $settle s settling; $records records of" \
-  "1 KiB per produce run; failover at $failover_at partitions: kill -9 of broker $failover_victim" \
+  "1 KiB per produce run, after $warmup_records to warm up; failover at $failover_at partitions:" \
+  "kill -9 of broker $failover_victim" \
   "(busiest = the one leading most of the topic's partitions) after $failover_before s of producing," \
   "$failover_after s more after it"
