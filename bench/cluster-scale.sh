@@ -9,9 +9,9 @@
 #   3. produce RECORDS 1 KiB records with Kafka's Java producer at default settings (idempotent, acks=all, round-robin
 #      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back) into the first topic
 #      (1,000 partitions, or fewer when the count is smaller; at 3,000 the other 2,000 stay idle), then into a
-#      separate 8-partition topic on the same cluster, so the two rates can be compared. Both after WARMUP_RECORDS
-#      into a third 8-partition topic, not counted: without it the first run carried the brokers' warm-up (on a
-#      fresh 3-broker Kafka, 8 partitions: 14.1 MB/s the first run, 21.1 the second);
+#      separate 8-partition topic on the same cluster before and after it, so the rates can be compared. All after
+#      WARMUP_RECORDS into a third 8-partition topic, not counted: the first run on a fresh cluster carries the
+#      brokers' warm-up (a fresh 3-broker Kafka, 8 partitions: 14.1 MB/s the first run, 21.1 the second);
 #   4. at FAILOVER_PARTITIONS only: produce continuously into the first topic, kill -9 the broker leading most of its
 #      partitions (FAILOVER_VICTIM=busiest; or a node id, 1 to 3), time until its partitions have other leaders, and
 #      count acknowledged records lost or duplicated (bench/kafka-compare/Failover.java). The clients bootstrap from
@@ -154,9 +154,9 @@ for n in $counts; do
         || echo "bench: creating the 8-partition topic $t failed; see $dir/client.log" >&2
     done
     records="$warmup_records" produce warmup 8 >/dev/null   # brokers' JIT warm-up, not counted
-    mb_n=$(produce "$first" "$first_n")
-    mb_8=$(produce eight 8)
-    echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions, $mb_8 over 8" >&2
+    mb_8a=$(produce eight 8); mb_n=$(produce "$first" "$first_n"); mb_8b=$(produce eight 8)   # 8, N, 8 against drift
+    mb_8=$(echo "$mb_8a $mb_8b" | mean)
+    echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions, $mb_8a and $mb_8b over 8" >&2
     fo=""
     if [ "$n" = "$failover_at" ]; then
       victims=(1,2,3 "${pids[0]},${pids[1]},${pids[2]}")
@@ -171,14 +171,15 @@ for n in $counts; do
     rm -rf "$dir"/*/data
     rows+=("| $target | $n | $(field created_s "$times") | $(field leaders_s "$times") |$cpus | $(echo "$cpus" | max) \
 | $(echo "$cpus" | mean) | $(echo "$threads" | max) | $(echo "$rss" | max) | $(echo "$other" | max) | $oom \
-| $mb_n ($first_n) | $mb_8 | $(ratio "$mb_n" "$mb_8") \
+| $mb_n ($first_n) | $mb_8a, $mb_8b | $(ratio "$mb_n" "$mb_8") \
 | ${fo:+$(field victim "$fo") ($(field victim_led "$fo")) / $(field new_leaders_s "$fo")} \
 | ${fo:+$(field acked "$fo") / $(field lost "$fo") / $(field duplicates "$fo")} |")
   done
 done
 echo "| target | partitions | create s | all leaders s | idle CPU % of a core, brokers 1 2 3 | max | mean \
 | threads max \
-| RSS MiB max | NMT Other MiB max | OOM | produce MB/s (partitions) | produce MB/s, 8 partitions | ratio \
+| RSS MiB max | NMT Other MiB max | OOM | produce MB/s (partitions) | produce MB/s, 8 partitions, before and after \
+| ratio to their mean \
 | failover: victim (partitions it led) / new leaders s | acked / lost / duplicated |"
 echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
