@@ -59,7 +59,9 @@ final class EngineCompaction implements Closeable {
     void check() {
         try {
             long now = System.nanoTime();
-            List<EnginePartitionMachine> held = new ArrayList<>();
+            // Byte counts as read once: the engine's apply threads change them meanwhile, and a sort whose keys move
+            // under it breaks its contract (TimSort threw, and the pass skipped the snapshots the heap needed).
+            List<Held> held = new ArrayList<>();
             long total = 0;
             for (EnginePartitionMachine machine : machines.get()) {
                 machine.releaseOlderSnapshots();
@@ -71,23 +73,28 @@ final class EngineCompaction implements Closeable {
                         || now - machine.firstUncompactedNanos() >= TimeUnit.MILLISECONDS.toNanos(AGE_MS_MAX)) {
                     machine.snapshotNow();
                 } else {
-                    held.add(machine);
-                    total += machine.uncompactedBytes();
+                    Held one = new Held(machine, machine.uncompactedBytes());
+                    held.add(one);
+                    total += one.bytes();
                 }
             }
             if (total > heapBudgetBytes) {
-                held.sort(Comparator.comparingLong(EnginePartitionMachine::uncompactedBytes).reversed());
-                for (EnginePartitionMachine machine : held) {
+                held.sort(Comparator.comparingLong(Held::bytes).reversed());
+                for (Held one : held) {
                     if (total <= heapBudgetBytes / 2) {
                         break;
                     }
-                    total -= machine.uncompactedBytes();
-                    machine.snapshotNow();
+                    total -= one.bytes();
+                    one.machine().snapshotNow();
                 }
             }
         } catch (RuntimeException e) {
             LOG.error("checking which engine partitions to snapshot failed; trying again in {} ms", CHECK_MS, e);
         }
+    }
+
+    /** A partition whose entries stay in memory, with its byte count as one check read it. */
+    private record Held(EnginePartitionMachine machine, long bytes) {
     }
 
     @Override
