@@ -21,6 +21,9 @@ import java.util.function.LongFunction;
  * disk, milliseconds each: one at a time, 1,000 new partitions took 10-30 s per broker with three brokers on 2 cores,
  * and a CreateTopics waiting for their leaders came close to its timeout.
  *
+ * <p>The work queue holds the partitions of the change being reconciled (one change at a time, on the reconciler
+ * thread), so at most {@code Limits.ENGINE_PARTITIONS_PER_BROKER_MAX} tasks.
+ *
  * <p>A partition's files: its log in {@code <logs>/<topic>-<partition>/}, as with Ratis; its snapshots in
  * {@code <snapshots>/<group>/}; its Raft entries in the engine's shared log (not here).
  */
