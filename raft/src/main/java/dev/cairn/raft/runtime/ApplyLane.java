@@ -54,7 +54,7 @@ final class ApplyLane {
     }
 
     private void schedule() {
-        if (!batches.isEmpty() && scheduled.compareAndSet(false, true)) {
+        if (!closed && !batches.isEmpty() && scheduled.compareAndSet(false, true)) {
             pool.execute(this::drain);
         }
     }
@@ -63,6 +63,9 @@ final class ApplyLane {
         try {
             for (List<Entry> batch = batches.poll(); batch != null && !closed; batch = batches.poll()) {
                 for (Entry entry : batch) {
+                    if (closed) {
+                        return;
+                    }
                     apply.accept(entry);
                     backlog.decrementAndGet();
                 }
@@ -79,7 +82,7 @@ final class ApplyLane {
         schedule();
     }
 
-    /** Applies nothing more (the group left this engine). */
+    /** Applies nothing more (the group left this engine, or the engine closes); an entry in hand is finished. */
     void close() {
         closed = true;
     }

@@ -353,6 +353,11 @@ public final class RaftEngine implements Closeable {
     }
 
     private void failed(Throwable cause) {
+        if (closed.get()) {
+            // Closing stops the loops and the apply threads under whatever they were doing; that is not a failure.
+            LOG.debug("replica {}: while the Raft engine closed: {}", config.selfId(), cause.toString());
+            return;
+        }
         LOG.error("the Raft engine of replica {} stops: {}", config.selfId(), cause.toString(), cause);
         close();
         onFailure.accept(cause);
@@ -378,7 +383,19 @@ public final class RaftEngine implements Closeable {
             }
         }
         if (applyPool != null) {
-            applyPool.shutdownNow();
+            // The loops closed their groups' lanes: each apply thread finishes the entry in hand and stops. Not
+            // interrupted, which would close the file channel a state machine is writing.
+            applyPool.shutdown();
+            try {
+                if (!applyPool.awaitTermination(JOIN_MS, TimeUnit.MILLISECONDS)) {
+                    LOG.warn("replica {}: an apply thread was still busy {} ms after the engine closed",
+                            config.selfId(), JOIN_MS);
+                    applyPool.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                applyPool.shutdownNow();
+            }
         }
     }
 }

@@ -127,6 +127,11 @@ final class RaftLoop implements Runnable {
                 // An Error (a broken invariant of the core) is on its way up: the engine must stop with it.
                 onFailure.accept(new IllegalStateException("Raft loop " + index + " ended on an error"));
             }
+            for (GroupReplica replica : groups.values()) {
+                if (replica.lane != null) {
+                    replica.lane.close();
+                }
+            }
             failAll(ProposalRefusedException.Reason.CLOSED, "the Raft engine stopped");
             log.close();
         }

@@ -103,4 +103,82 @@ class ApplyThreadsTest {
             release.countDown();
         }
     }
+    /**
+     * A machine whose "block" command waits for the latch, then fails if its engine closed meanwhile (as a state
+     * machine's file closed under it would).
+     */
+    private static final class FailsOnceClosedMachine implements CommandMachine {
+        private final RecordingMachine recorded = new RecordingMachine();
+        private final CountDownLatch entered;
+        private final CountDownLatch release;
+        private final java.util.function.BooleanSupplier engineClosed;
+
+        FailsOnceClosedMachine(CountDownLatch entered, CountDownLatch release,
+                java.util.function.BooleanSupplier engineClosed) {
+            this.entered = entered;
+            this.release = release;
+            this.engineClosed = engineClosed;
+        }
+
+        @Override
+        public long appliedIndex() {
+            return 0;
+        }
+
+        @Override
+        public Object apply(Entry entry) {
+            if (new String(entry.data(), StandardCharsets.UTF_8).equals("block")) {
+                entered.countDown();
+                try {
+                    assertTrue(release.await(60, TimeUnit.SECONDS), "never released");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted in the middle of an apply", e);
+                }
+                if (engineClosed.getAsBoolean()) {
+                    throw new IllegalStateException("its file was closed under it");
+                }
+            }
+            return recorded.apply(entry);
+        }
+
+        @Override
+        public List<String> commands() {
+            return recorded.commands();
+        }
+    }
+
+    /**
+     * Closing an engine while one of its machines is in the middle of an apply: the apply thread is not interrupted,
+     * close waits for it, and what the machine throws then is part of closing, not a failure of the engine (which
+     * would stop the whole broker).
+     */
+    @Test
+    void closingWhileAMachineAppliesWaitsForItAndIsNotAFailure() throws Exception {
+        CountDownLatch entered = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        try (EngineCluster cluster = new EngineCluster(root, 3, 1)) {
+            cluster.applyThreads = 2;
+            cluster.startAll();
+            for (int replica = 1; replica <= 3; replica++) {
+                RaftEngine engine = cluster.engines.get(replica);
+                cluster.createGroups(replica, 1, group -> new FailsOnceClosedMachine(entered, release,
+                        () -> engine.status(0) == null));
+            }
+            cluster.proposeAnywhere(0, "first", WITHIN);
+            int leader = cluster.leaderOf(0);
+            cluster.engines.get(leader).propose(0, "block".getBytes(StandardCharsets.UTF_8));
+            assertTrue(entered.await(WITHIN.toSeconds(), TimeUnit.SECONDS), "every replica applies the block");
+
+            RaftEngine closing = cluster.engines.get(leader);
+            java.util.concurrent.CompletableFuture<Void> closed =
+                    java.util.concurrent.CompletableFuture.runAsync(closing::close);
+            EngineCluster.await("the engine is closing", WITHIN, () -> closing.status(0) == null);
+            release.countDown();
+            closed.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(List.of(), cluster.failures);
+        } finally {
+            release.countDown();
+        }
+    }
 }
