@@ -61,7 +61,11 @@ public final class FetchWaiter {
         }
         // Completing runs the fetch's continuation, so it happens on the timer thread, not the apply thread.
         for (CompletableFuture<Void> wake : Set.copyOf(set)) {
-            timer.execute(() -> wake.complete(null));
+            try {
+                timer.execute(() -> wake.complete(null));
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                return;   // the broker is closing (its timers first): the parked fetches' connections go with it
+            }
         }
     }
 

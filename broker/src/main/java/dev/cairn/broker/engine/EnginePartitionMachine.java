@@ -169,12 +169,21 @@ final class EnginePartitionMachine implements GroupStateMachine {
             return new Result.Rejected(ErrorCode.KAFKA_STORAGE_ERROR, tp + ": " + failure.getMessage());
         }
         if (result instanceof Result.Appended appended && !appended.duplicate()) {
-            onAppended.run();
+            notifyAppended();
         } else if (result instanceof Result.Retained retained && retained.segmentsDeleted() > 0) {
             // Snapshots hold hard links to the deleted segments: snapshot again now to free their space.
             snapshotDue = true;
         }
         return result;
+    }
+
+    /** Tells the waiting fetches; what that throws is theirs, never the engine's (which would stop the broker). */
+    private void notifyAppended() {
+        try {
+            onAppended.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: waking the fetches waiting for new data failed", tp, e);
+        }
     }
 
     /**
