@@ -77,6 +77,9 @@ class RaftNodeTest {
         int leader = electLeader(cluster);
         long term = cluster.replica(leader).node.status().term();
         int follower = leader % 3 + 1;
+        assertTrue(cluster.runUntil(() -> cluster.replica(follower).node.status().leader() == leader, TICKS_MAX),
+                "the follower learns its leader");
+        int votesAsked = cluster.replica(follower).voteRequestsSent;
         cluster.replica(follower).node.campaignOnNextTick();
         for (int i = 0; i < 3 * CONFIG.electionTicks(); i++) {
             cluster.propose(leader, "x" + i);
@@ -84,6 +87,7 @@ class RaftNodeTest {
         }
         assertEquals(leader, cluster.leader());
         assertEquals(term, cluster.replica(leader).node.status().term());
+        assertEquals(votesAsked, cluster.replica(follower).voteRequestsSent, "not even a pre-vote was asked for");
     }
 
     /** Section 5.3: a leader's entries replace a follower's conflicting, uncommitted ones. */

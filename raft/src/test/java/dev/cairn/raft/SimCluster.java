@@ -74,6 +74,8 @@ final class SimCluster {
         final Map<SnapshotMeta, List<Entry>> received = new HashMap<>();
         boolean up = true;
         RaftWal wal;
+        /** Vote requests (pre-votes included) this replica has sent. */
+        int voteRequestsSent;
 
         Replica(int id) {
             this.id = id;
@@ -251,6 +253,9 @@ final class SimCluster {
     }
 
     private void transmit(Replica sender, Message message) {
+        if (message instanceof Message.VoteRequest) {
+            sender.voteRequestsSent++;
+        }
         List<Entry> snapshotData = null;
         if (message instanceof Message.InstallSnapshot install) {
             check(install.snapshot().equals(sender.snapshot), "replica %s sent snapshot %s but holds %s", sender.id,
