@@ -93,6 +93,19 @@ class TransactionMarkersIT {
 
         submit(leader, marker(true));                                                              // 10
         assertEquals(List.of(4L, 5L, 6L, 8L, 9L), offsetsRead("read_committed", 5));
+
+        // A zombie's batch: verified, then its producer's transaction is ended (from another broker) before the
+        // batch reaches the partition. It must not open a transaction that no marker will end.
+        verified(leader, 7);
+        submitViaOther(other, marker(false));                                                      // 11
+        Result zombie = cluster.broker(leader).partitions().submit(TP,
+                append(PartitionTestBatches.transactional(1, PRODUCER, EPOCH, 7)), WAIT_MS).get();
+        assertEquals(ErrorCode.NOT_ENOUGH_REPLICAS, assertInstanceOf(Result.Rejected.class, zombie).error(),
+                "a marker came between the verification and the batch: " + zombie);
+        submit(leader, append(PartitionTestBatches.plain(1)));                                     // 12
+        for (int node = 1; node <= 3; node++) {
+            assertEquals(13, awaitReplicaAt(node, 13).lastStableOffset(), "broker " + node + ": nothing is open");
+        }
     }
 
     private static Command append(ByteBuffer batch) {
@@ -111,6 +124,11 @@ class TransactionMarkersIT {
 
     private void submit(int node, Command command) throws Exception {
         Result result = cluster.broker(node).partitions().submit(TP, command, WAIT_MS).get();
+        assertInstanceOf(Result.Appended.class, result, command.getClass().getSimpleName() + ": " + result);
+    }
+
+    private void submitViaOther(int node, Command command) throws Exception {
+        Result result = cluster.broker(node).partitions().submitViaLeader(TP, command, WAIT_MS).get();
         assertInstanceOf(Result.Appended.class, result, command.getClass().getSimpleName() + ": " + result);
     }
 

@@ -42,6 +42,15 @@ final class TransactionVerifier {
     }
 
     /**
+     * Whether the producer's transaction is open at the partition, as the leader placed it or as it applied: its
+     * batches need no verification. Either view may be ahead of the other; a batch sent unverified because of a view
+     * that a marker has since overtaken is refused where it is placed or applied, and retried.
+     */
+    private static boolean openHere(Partition partition, TransactionVerifications verifications, long producerId) {
+        return verifications.isOpen(producerId) || partition.transactionOpen(producerId);
+    }
+
+    /**
      * Hands {@code batch} to {@code submit} once it may be submitted to {@code tp} (not transactional, or verified)
      * and every earlier batch of its producer to {@code tp} has been; otherwise answers {@code refuse} with the error.
      * {@code submit} must hand the batch to the partition before it returns (its result may complete later).
@@ -63,18 +72,19 @@ final class TransactionVerifier {
         long producerId = batch.getLong(start + RecordBatchDescriptor.PRODUCER_ID_OFFSET);
         short epoch = batch.getShort(start + RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET);
         TransactionVerifications verifications = led.get().verifications();
+        Partition partition = led.get();
         Turn key = new Turn(tp, producerId);
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> previous;
         synchronized (turns) {
             previous = turns.get(key);
-            if (previous == null && verifications.isOpen(producerId)) {
+            if (previous == null && openHere(partition, verifications, producerId)) {
                 return submit.get();   // the transaction is open here and nothing of the producer waits: no turn
             }
             turns.put(key, mine);
         }
         CompletableFuture<ErrorCode> verified;
-        if (verifications.isOpen(producerId)) {
+        if (openHere(partition, verifications, producerId)) {
             verified = CompletableFuture.completedFuture(ErrorCode.NONE);
         } else {
             verifications.register(producerId, epoch, batch.getInt(start + RecordBatchDescriptor.BASE_SEQUENCE_OFFSET));

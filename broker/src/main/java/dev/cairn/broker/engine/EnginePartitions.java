@@ -130,7 +130,7 @@ public final class EnginePartitions implements PartitionHost {
                     tp + " is not hosted on broker " + nodeId));
         }
         RaftEngine engine = groups.engine();
-        return engine.proposeOwned(hosted.group(), EnginePartitionMachine.encode(command))
+        return EngineTxnAdmission.propose(engine, hosted, command)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .handle((value, error) -> error == null ? applied(tp, value) : failed(tp, hosted, error));
     }

@@ -157,6 +157,64 @@ public final class AppendPlanner {
      * {@link AppendAt}, or, for an idempotent retry, an {@link AppendDuplicate} naming the original's offsets, or an
      * {@link AppendRefused} (sequence and epoch errors, and a batch that is not exactly one v2 batch).
      */
+    /** Whether the command carries its batch in the Raft log, to be placed as it applies ({@link #decideUnplaced}). */
+    static boolean carriesItsBatch(Command command) {
+        return command instanceof Append || command instanceof Command.AppendChecked || command instanceof TxnMarker;
+    }
+
+    /**
+     * The placement of a command that carries its batch in the Raft log (an {@link Append}, a
+     * {@link Command.AppendChecked} or a {@link TxnMarker}), decided as it applies in the entry of term
+     * {@code entryTerm}.
+     */
+    static Command decideUnplaced(Command command, long entryTerm, ProducerStateTable producers, long nextOffset,
+            RecordBatch header, TransactionIndex transactions) {
+        if (command instanceof Command.AppendChecked checked) {
+            return decide(checked, entryTerm, producers, nextOffset, header, transactions);
+        }
+        if (command instanceof Append append) {
+            return decide(append, producers, nextOffset, header);
+        }
+        return decide((TxnMarker) command, producers, nextOffset);
+    }
+
+    /** The batch {@link #decideUnplaced}'s command writes: the appended one, or the marker's control batch. */
+    static java.nio.ByteBuffer unplacedBatch(Command command) {
+        if (command instanceof Command.AppendChecked checked) {
+            return checked.append().batch();
+        }
+        if (command instanceof Append append) {
+            return append.batch();
+        }
+        return markerBatch((TxnMarker) command);
+    }
+
+    /**
+     * Places a checked append as it applies (KIP-890 on the engine path): as {@link #decide(Append,
+     * ProducerStateTable, long, RecordBatch)}, and a transactional batch that would open a transaction here is placed
+     * only when it was verified in its own entry's term ({@code entryTerm}) and there is room for another transaction
+     * ({@link TransactionIndex#ABORTED_MAX}). Deterministic: every replica decides alike.
+     */
+    static Command decide(Command.AppendChecked checked, long entryTerm, ProducerStateTable producers,
+            long nextOffset, RecordBatch header, TransactionIndex transactions) {
+        Command placement = decide(checked.append(), producers, nextOffset, header);
+        if (!(placement instanceof AppendAt at) || at.txn() != TxnRole.DATA || transactions.isOpen(at.producerId())) {
+            return placement;
+        }
+        if (checked.verifiedInTerm() != entryTerm) {
+            return new AppendRefused(ErrorCode.NOT_ENOUGH_REPLICAS, "a transactional batch of producer "
+                    + at.producerId() + " would open a transaction without a verification with its coordinator in "
+                    + "this leader's term, or a marker of the producer came first; retried, it is verified anew "
+                    + "(KIP-890)");
+        }
+        if ((long) transactions.openCount() + transactions.abortedCount() >= TransactionIndex.ABORTED_MAX) {
+            return new AppendRefused(ErrorCode.POLICY_VIOLATION, "partition holds " + TransactionIndex.ABORTED_MAX
+                    + " aborted transactions, open ones included, until its log start passes some; a transactional "
+                    + "batch of producer " + at.producerId() + " may not open another");
+        }
+        return placement;
+    }
+
     static Command decide(Append append, ProducerStateTable producers, long nextOffset, RecordBatch header) {
         RecordBatch batch;
         try {

@@ -17,6 +17,15 @@ public sealed interface Command {
     }
 
     /**
+     * An {@link Append} of a transactional batch on a path where offsets are decided as entries apply (the Cairn Raft
+     * engine), with KIP-890's verification made replicated (docs/transactions.md): {@code verifiedInTerm} is the leader
+     * term in which the batch was verified with its coordinator and no marker of its producer was proposed since, or
+     * -1. A batch that would open a transaction applies only when that term is its own entry's term.
+     */
+    record AppendChecked(Append append, long verifiedInTerm) implements Command {
+    }
+
+    /**
      * An {@link Append} whose place the leader decided before replication (the write-once path, docs/write-path.md):
      * the batch is the Raft entry's state machine data, which every replica writes into its segment at
      * {@code baseOffset} as the entry is appended to its Raft log; this header is all the Raft log keeps. Applying

@@ -25,7 +25,8 @@ import java.nio.charset.StandardCharsets;
  *   DeleteRecords     (5): offset i64
  *   Reconfigure       (6): count i32, count x (name str, value str), names in order
  *   Compact           (7): dirtyFromOffset i64, upToOffset i64, nowMs i64
- *   8-10, 12-13: placements and markers, {@link PlacementCodec}; 14-17 (result 12): coordinator's, TxnCommandCodec
+ *   8-10, 12-13, 22: placements, markers, checked appends, {@link PlacementCodec}; 14-21 (result 12): coordinator's,
+ *   {@link TxnCommandCodec}
  * result   = formatVersion u8 (1), type u8, body
  *   Appended   (1): baseOffset i64, lastOffset i64, logAppendTimeMs i64, logStartOffset i64, duplicate u8
  *   Rejected   (2): errorCode i16, message str
@@ -158,6 +159,9 @@ public final class CommandCodec {
             ByteBuffer header = ByteBuffer.allocate(APPEND_HEADER_BYTES);
             header.put(FORMAT_VERSION).put(APPEND).putLong(a.appendTimeMs()).flip();
             return new ByteBuffer[] {header, a.batch().duplicate()};
+        }
+        if (command instanceof Command.AppendChecked checked) {
+            return PlacementCodec.appendCheckedParts(checked);
         }
         return new ByteBuffer[] {encode(command)};
     }

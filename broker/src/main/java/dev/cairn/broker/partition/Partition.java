@@ -5,7 +5,6 @@ import dev.cairn.broker.log.Invariant;
 import dev.cairn.broker.log.Log;
 import dev.cairn.broker.log.LogConfig;
 import dev.cairn.broker.log.LogSlice;
-import dev.cairn.broker.partition.Command.Append;
 import dev.cairn.broker.partition.Command.AppendAt;
 import dev.cairn.broker.partition.Command.DeleteRecords;
 import dev.cairn.broker.partition.Command.EnforceRetention;
@@ -126,13 +125,9 @@ public final class Partition {
         if (command instanceof Command.AppendRefused refused) {
             return new Result.Rejected(refused.error(), refused.reason());
         }
-        if (command instanceof Append append) {
-            return applyUnplaced(leaderEpoch, AppendPlanner.decide(append, producers, highWatermark, header),
-                    append.batch());
-        }
-        if (command instanceof Command.TxnMarker marker) {
-            return applyUnplaced(leaderEpoch, AppendPlanner.decide(marker, producers, highWatermark),
-                    AppendPlanner.markerBatch(marker));
+        if (AppendPlanner.carriesItsBatch(command)) {
+            return applyUnplaced(leaderEpoch, AppendPlanner.decideUnplaced(command, leaderEpoch, producers,
+                    highWatermark, header, transactions), AppendPlanner.unplacedBatch(command));
         }
         if (command instanceof EnforceRetention retention) {
             return LogStartMoves.enforceRetention(log, retention.nowMs(), highWatermark, producers, leaderEpochs,
@@ -235,6 +230,11 @@ public final class Partition {
     /** The aborted transactions a read_committed fetch of {@code [fromOffset, upToOffset)} names; any thread. */
     public java.util.List<TransactionIndex.Aborted> abortedTransactions(long fromOffset, long upToOffset) {
         return transactions.abortedWithin(fromOffset, upToOffset);
+    }
+
+    /** Whether the producer has a transaction open here as of the last applied entry; any thread. */
+    public boolean transactionOpen(long producerId) {
+        return transactions.isOpen(producerId);
     }
 
     /** This replica's KIP-890 admissions while it leads (leader-local, never replicated); any thread. */

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
  *   AppendAt       (12): as type 8, then txnRole u8 (1 = transaction data, 2 = commit marker, 3 = abort marker);
  *                        type 8 is an AppendAt outside any transaction
  *   TxnMarker      (13): producerId i64, producerEpoch i16, commit u8, coordinatorEpoch i32, appendTimeMs i64
+ *   AppendChecked  (22): appendTimeMs i64, verifiedInTerm i64, batch (the rest of the entry, verbatim)
  * </pre>
  *
  * An AppendAt entry carries its batch as the Raft entry's state machine data, which is never in these bytes.
@@ -29,7 +30,10 @@ public final class PlacementCodec {
     static final byte APPEND_REFUSED = 10;
     static final byte APPEND_AT_TXN = 12;
     static final byte TXN_MARKER = 13;
+    static final byte APPEND_CHECKED = 22;
     static final int TXN_MARKER_BYTES = 2 + 8 + 2 + 1 + 4 + 8;
+    /** Bytes before the batch in an AppendChecked command. */
+    static final int APPEND_CHECKED_HEADER_BYTES = 2 + 8 + 8;
     static final int APPEND_AT_BYTES = 2 + 8 + 8 + 4 + 4 + 4 + 8 + 2 + 4 + 4 + 8;
 
     static final byte QUERY_COMMITTED_BATCHES = 3;
@@ -74,6 +78,13 @@ public final class PlacementCodec {
         throw new CommandFormatException("no batches in the answer: " + CommandCodec.decodeResult(answer));
     }
 
+    /** An AppendChecked as its header and its batch (not copied), to be sent as one entry. */
+    static ByteBuffer[] appendCheckedParts(Command.AppendChecked checked) {
+        ByteBuffer header = ByteBuffer.allocate(APPEND_CHECKED_HEADER_BYTES).put(CommandCodec.FORMAT_VERSION)
+                .put(APPEND_CHECKED).putLong(checked.append().appendTimeMs()).putLong(checked.verifiedInTerm()).flip();
+        return new ByteBuffer[] {header, checked.append().batch().duplicate()};
+    }
+
     /**
      * Encodes a placement, a transaction marker or a transaction coordinator command; any other command is an
      * IllegalArgumentException (use {@link CommandCodec}).
@@ -95,6 +106,10 @@ public final class PlacementCodec {
             return ByteBuffer.allocate(TXN_MARKER_BYTES).put(CommandCodec.FORMAT_VERSION).put(TXN_MARKER)
                     .putLong(m.producerId()).putShort(m.producerEpoch()).put((byte) (m.commit() ? 1 : 0))
                     .putInt(m.coordinatorEpoch()).putLong(m.appendTimeMs()).flip();
+        }
+        if (placement instanceof Command.AppendChecked checked) {
+            ByteBuffer[] parts = appendCheckedParts(checked);
+            return ByteBuffer.allocate(parts[0].remaining() + parts[1].remaining()).put(parts[0]).put(parts[1]).flip();
         }
         if (placement instanceof AppendDuplicate d) {
             return ByteBuffer.allocate(2 + 16).put(CommandCodec.FORMAT_VERSION).put(APPEND_DUPLICATE)
@@ -125,6 +140,10 @@ public final class PlacementCodec {
                 return new AppendDuplicate(in.getLong(), in.getLong());
             case APPEND_REFUSED:
                 return new AppendRefused(ErrorCode.forCode(in.getShort()), CommandCodec.getString(in));
+            case APPEND_CHECKED:
+                long appendTimeMs = in.getLong();
+                long verifiedInTerm = in.getLong();
+                return new Command.AppendChecked(new Command.Append(in.slice(), appendTimeMs), verifiedInTerm);
             default:
                 return TxnCommandCodec.decodeBody(type, in);
         }

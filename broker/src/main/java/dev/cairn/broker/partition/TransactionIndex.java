@@ -225,6 +225,16 @@ public final class TransactionIndex {
         return found;
     }
 
+    /** Whether the producer has a transaction open here. */
+    public synchronized boolean isOpen(long producerId) {
+        return openByProducer.containsKey(producerId);
+    }
+
+    /** Transactions open here. */
+    public synchronized int openCount() {
+        return openByProducer.size();
+    }
+
     /** The open transactions' first offsets by producer (for tests and DescribeProducers). */
     public synchronized Map<Long, Long> openTransactions() {
         return Map.copyOf(openByProducer);

@@ -33,6 +33,8 @@ public final class TransactionVerifications {
     private int abortedHeld;
 
     private final Set<Long> open = new HashSet<>();
+    /** The engine path: the leader term the registrations were made in ({@link #admitInTerm}); -1 before any. */
+    private long registrationsTerm = -1;
     /** Registrations by producer (a marker cancels its producer's), and all of them oldest first (the bound). */
     private final Map<Long, Set<Pending>> byProducer = new HashMap<>();
     private final Map<Pending, Boolean> pending = new LinkedHashMap<>(16, 0.75f, false) {
@@ -111,10 +113,46 @@ public final class TransactionVerifications {
             if (open.remove(at.producerId()) && at.txn() == TxnRole.ABORT) {
                 abortedHeld++;
             }
-            Set<Pending> cancelled = byProducer.remove(at.producerId());
-            if (cancelled != null) {
-                cancelled.forEach(pending::remove);
-            }
+            cancel(at.producerId());
+        }
+    }
+
+    private void cancel(long producerId) {
+        Set<Pending> cancelled = byProducer.remove(producerId);
+        if (cancelled != null) {
+            cancelled.forEach(pending::remove);
+        }
+    }
+
+    /**
+     * The engine path's admission, where offsets are decided as entries apply ({@link Command.AppendChecked}): the
+     * term to stamp on a transactional batch proposed now, while this replica leads in {@code term}, or -1 when the
+     * batch was not registered in that term or a marker of its producer was proposed since. The registration is used
+     * up. Registrations from another term are dropped first: markers another leader wrote meanwhile never passed
+     * {@link #cancelInTerm} here. The caller holds this object's lock from here until the batch is proposed, so that
+     * proposals and markers reach the Raft log in the order they passed here.
+     */
+    public synchronized long admitInTerm(long term, long producerId, short epoch, int firstSequence) {
+        observeTerm(term);
+        Pending registration = new Pending(producerId, epoch, firstSequence);
+        if (pending.remove(registration) == null) {
+            return -1;
+        }
+        forget(registration);
+        return term;
+    }
+
+    /** The engine path: a marker of {@code producerId} is proposed in {@code term}; its registrations are void. */
+    public synchronized void cancelInTerm(long term, long producerId) {
+        observeTerm(term);
+        cancel(producerId);
+    }
+
+    private void observeTerm(long term) {
+        if (term != registrationsTerm) {
+            pending.clear();
+            byProducer.clear();
+            registrationsTerm = term;
         }
     }
 
