@@ -27,13 +27,24 @@ class ApplyThreadsTest {
     @TempDir
     Path root;
 
-    /** Applies like {@link RecordingMachine}, but a "block" command waits for the latch first. */
+    /**
+     * Applies like {@link RecordingMachine}, but a "block" command counts {@code entered} down and waits for the
+     * latch first, then fails if {@code failNow} says so (as a machine whose file was closed under it would).
+     */
     private static final class BlockingMachine implements CommandMachine {
         private final RecordingMachine recorded = new RecordingMachine();
+        private final CountDownLatch entered;
         private final CountDownLatch release;
+        private final java.util.function.BooleanSupplier failNow;
 
         BlockingMachine(CountDownLatch release) {
+            this(new CountDownLatch(0), release, () -> false);
+        }
+
+        BlockingMachine(CountDownLatch entered, CountDownLatch release, java.util.function.BooleanSupplier failNow) {
+            this.entered = entered;
             this.release = release;
+            this.failNow = failNow;
         }
 
         @Override
@@ -44,11 +55,15 @@ class ApplyThreadsTest {
         @Override
         public Object apply(Entry entry) {
             if (new String(entry.data(), StandardCharsets.UTF_8).equals("block")) {
+                entered.countDown();
                 try {
                     assertTrue(release.await(60, TimeUnit.SECONDS), "never released");
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
+                    throw new IllegalStateException("interrupted in the middle of an apply", e);
+                }
+                if (failNow.getAsBoolean()) {
+                    throw new IllegalStateException("its file was closed under it");
                 }
             }
             return recorded.apply(entry);
@@ -104,51 +119,6 @@ class ApplyThreadsTest {
         }
     }
     /**
-     * A machine whose "block" command waits for the latch, then fails if its engine closed meanwhile (as a state
-     * machine's file closed under it would).
-     */
-    private static final class FailsOnceClosedMachine implements CommandMachine {
-        private final RecordingMachine recorded = new RecordingMachine();
-        private final CountDownLatch entered;
-        private final CountDownLatch release;
-        private final java.util.function.BooleanSupplier engineClosed;
-
-        FailsOnceClosedMachine(CountDownLatch entered, CountDownLatch release,
-                java.util.function.BooleanSupplier engineClosed) {
-            this.entered = entered;
-            this.release = release;
-            this.engineClosed = engineClosed;
-        }
-
-        @Override
-        public long appliedIndex() {
-            return 0;
-        }
-
-        @Override
-        public Object apply(Entry entry) {
-            if (new String(entry.data(), StandardCharsets.UTF_8).equals("block")) {
-                entered.countDown();
-                try {
-                    assertTrue(release.await(60, TimeUnit.SECONDS), "never released");
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted in the middle of an apply", e);
-                }
-                if (engineClosed.getAsBoolean()) {
-                    throw new IllegalStateException("its file was closed under it");
-                }
-            }
-            return recorded.apply(entry);
-        }
-
-        @Override
-        public List<String> commands() {
-            return recorded.commands();
-        }
-    }
-
-    /**
      * Closing an engine while one of its machines is in the middle of an apply: the apply thread is not interrupted,
      * close waits for it, and what the machine throws then is part of closing, not a failure of the engine (which
      * would stop the whole broker).
@@ -162,7 +132,7 @@ class ApplyThreadsTest {
             cluster.startAll();
             for (int replica = 1; replica <= 3; replica++) {
                 RaftEngine engine = cluster.engines.get(replica);
-                cluster.createGroups(replica, 1, group -> new FailsOnceClosedMachine(entered, release,
+                cluster.createGroups(replica, 1, group -> new BlockingMachine(entered, release,
                         () -> engine.status(0) == null));
             }
             cluster.proposeAnywhere(0, "first", WITHIN);
