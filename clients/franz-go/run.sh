@@ -5,7 +5,8 @@
 # Maven. The tests in skip.txt are left out, each with its reason; tests franz-go skips itself are listed as skipped.
 # FRANZ_GO_RUN=regexp runs only the matching tests (go test -run), e.g. FRANZ_GO_RUN='^TestGroupETL$'.
 # FRANZ_GO_LOGS=dir keeps the brokers' logs and go test's output there; FRANZ_GO_LOG_LEVEL=info|debug turns on
-# franz-go's own client log in that output (none by default).
+# franz-go's own client log in that output (none by default). FRANZ_GO_BROKER_SETTINGS="k=v k=v" adds broker
+# settings, e.g. FRANZ_GO_BROKER_SETTINGS=raft.engine=cairn runs the brokers on Cairn's own Raft engine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -73,10 +74,14 @@ voters=""
 for i in $(seq 1 "$brokers"); do
   voters="${voters:+$voters,}$i@127.0.0.1:${raft_ports[$((i - 1))]}"
 done
+extra=()
+for setting in ${FRANZ_GO_BROKER_SETTINGS:-}; do
+  extra+=(--set "$setting")
+done
 seeds=""
 for i in $(seq 1 "$brokers"); do
   log="$work/broker-$i.log"
-  java -jar "$jar" start --set node.id="$i" --set listeners=127.0.0.1:0 \
+  java -jar "$jar" start "${extra[@]}" --set node.id="$i" --set listeners=127.0.0.1:0 \
     --set raft.listener="127.0.0.1:${raft_ports[$((i - 1))]}" --set raft.voters="$voters" \
     --set log.dirs="$work/data-$i" --set default.replication.factor="$brokers" >"$log" 2>&1 &
   pids+=("$!")
@@ -91,7 +96,7 @@ for i in $(seq 1 "$brokers"); do
     || { echo "franz-go: broker $i did not start:" >&2; tail -20 "$log" >&2; exit 1; }
   seeds="${seeds:+$seeds,}127.0.0.1:$port"
 done
-echo "franz-go $version kgo tests against $brokers Cairn broker(s) at $seeds"
+echo "franz-go $version kgo tests against $brokers Cairn broker(s) at $seeds${FRANZ_GO_BROKER_SETTINGS:+ (with $FRANZ_GO_BROKER_SETTINGS)}"
 
 skip=$(grep -v '^#' clients/franz-go/skip.txt | cut -f1 | grep . | paste -sd'|')
 status=0
