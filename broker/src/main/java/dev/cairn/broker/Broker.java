@@ -97,9 +97,11 @@ import dev.cairn.broker.metrics.MetricsServer;
 import dev.cairn.broker.metrics.ReplicaCounts;
 import dev.cairn.broker.metrics.TimedReplicatedPartitions;
 import dev.cairn.broker.net.KafkaServer;
+import dev.cairn.broker.net.RaftFrameTls;
 import dev.cairn.broker.net.TlsContextSource;
 import dev.cairn.broker.offsets.RocksDbOffsetStore;
 import dev.cairn.broker.partition.Partition;
+import dev.cairn.broker.raft.RaftTls;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
 import dev.cairn.broker.cluster.ReplicaRaftState;
@@ -301,8 +303,10 @@ public final class Broker implements Closeable {
      */
     private static PartitionHost startEngine(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
             OffsetStore offsets, RatisCluster cluster) throws IOException, InterruptedException {
+        RaftFrameTls tls = RaftTlsSettings.of(config).map(RaftTls::managers)
+                .map(managers -> RaftFrameTls.of(managers.keys(), managers.trust())).orElse(null);
         EnginePartitions engine = EnginePartitions.start(config, io, dataDir, logConfig, offsets, cluster::image,
-                cluster::caughtUpImage, cluster::submit);
+                cluster::caughtUpImage, cluster::submit, tls);
         cluster.onMetadataChange(engine::onMetadataChange);
         return engine;
     }

@@ -25,8 +25,8 @@ public final class RaftEngineKeys {
 
     public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "ratis",
             "Raft implementation of the partitions' groups: ratis (Apache Ratis) or cairn (Cairn's multi-Raft engine, "
-            + "shared event loops and logs; no raft.ssl.* and no reassignments yet; see docs/multi-raft.md). Fixed per "
-            + "data directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
+            + "shared event loops and logs, mutual TLS with raft.ssl.*; no reassignments yet; see "
+            + "docs/multi-raft.md). Fixed per data directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
     public static final ConfigKey<String> RAFT_ENGINE_LISTENER = stringKey("raft.engine.listener", "",
             "host:port where the cairn engine takes Raft frames from other brokers; empty: raft.listener's host, "
             + "any free port (registered in metadata). Unused with raft.engine=ratis.");
@@ -58,10 +58,6 @@ public final class RaftEngineKeys {
             return List.of();
         }
         List<String> problems = new java.util.ArrayList<>();
-        if (RaftTlsKeys.RAFT_SSL_ENABLED.parse(config.text(RaftTlsKeys.RAFT_SSL_ENABLED))) {
-            problems.add("raft.engine=cairn has no TLS between brokers yet; raft.ssl.enabled=true needs "
-                    + "raft.engine=ratis");
-        }
         if (config.nodeId() == Integer.MAX_VALUE) {
             problems.add("raft.engine=cairn numbers replicas node.id+1, so node.id must be below " + Integer.MAX_VALUE);
         }

@@ -13,6 +13,7 @@ import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.LogConfig;
+import dev.cairn.broker.net.RaftFrameTls;
 import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.OffsetQueries;
@@ -103,11 +104,11 @@ public final class EnginePartitions implements PartitionHost {
      */
     public static EnginePartitions start(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
             OffsetStore offsets, Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
-            Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit)
+            Function<MetadataCommand, CompletableFuture<MetadataResult>> metadataSubmit, RaftFrameTls tls)
             throws IOException, InterruptedException {
         return EngineStart.start(config, new EngineGroups.Storage(io, dataDir.resolve("logs"), logConfig, offsets,
                 dataDir.resolve(SNAPSHOT_DIRECTORY), config.raftSnapshotIntervalBytes(),
-                config.raftSnapshotIntervalEntries()), dataDir, images, caughtUpImages, metadataSubmit);
+                config.raftSnapshotIntervalEntries()), dataDir, images, caughtUpImages, metadataSubmit, tls);
     }
 
     /** Hands a metadata change to the groups' reconciler; never blocks the metadata apply thread. */

@@ -9,6 +9,7 @@ import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.ConfigException;
 import dev.cairn.broker.config.HostPort;
 import dev.cairn.broker.engine.rpc.EngineRpc;
+import dev.cairn.broker.net.RaftFrameTls;
 import dev.cairn.broker.net.RaftFrameTransport;
 import dev.cairn.raft.runtime.EngineConfig;
 import dev.cairn.raft.runtime.FrameCodec;
@@ -43,7 +44,7 @@ final class EngineStart {
 
     static EnginePartitions start(BrokerConfig config, EngineGroups.Storage storage, Path dataDir,
             Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
-            Function<MetadataCommand, CompletableFuture<MetadataResult>> submit)
+            Function<MetadataCommand, CompletableFuture<MetadataResult>> submit, RaftFrameTls tls)
             throws IOException, InterruptedException {
         EngineConfig engineConfig = engineConfig(config);
         int nodeId = config.nodeId();
@@ -59,7 +60,7 @@ final class EngineStart {
                     } else {
                         engine[0].deliver(frame);
                     }
-                }, 1);
+                }, 1, tls);
         EngineGroups groups = null;
         EngineForwarding forwarding = new EngineForwarding(nodeId);
         try {
@@ -78,8 +79,9 @@ final class EngineStart {
             partitions[0] = new EnginePartitions(nodeId, groups, leaderships, listeners, rpc[0], forwarding, address,
                     images, caughtUpImages, submit);
             groups.createIndexed();
-            LOG.info("raft.engine=cairn: Raft frames and the leader RPC on {}, log in {}, fsync before "
-                    + "acknowledging: {}", address, dataDir.resolve(ENGINE_DIRECTORY), engineConfig.fsync());
+            LOG.info("raft.engine=cairn: Raft frames and the leader RPC on {} ({}), log in {}, fsync before "
+                    + "acknowledging: {}", address, tls == null ? "plaintext" : "mutual TLS, raft.ssl.*",
+                    dataDir.resolve(ENGINE_DIRECTORY), engineConfig.fsync());
             return partitions[0];
         } catch (IOException | RuntimeException e) {
             forwarding.close();

@@ -69,6 +69,8 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     private final boolean epoll;
     private final ConcurrentHashMap<Integer, Peer> peers = new ConcurrentHashMap<>();
     private final AtomicLong framesDropped = new AtomicLong();
+    /** Mutual TLS on every connection, or null for plaintext. */
+    private final RaftFrameTls tls;
 
     /** One peer's outbound connection, or the attempt to make one. */
     private static final class Peer {
@@ -79,11 +81,12 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     }
 
     private RaftFrameTransport(EventLoopGroup group, Channel serverChannel, IntFunction<InetSocketAddress> peers,
-            boolean epoll) {
+            boolean epoll, RaftFrameTls tls) {
         this.group = group;
         this.serverChannel = serverChannel;
         this.peerAddresses = peers;
         this.epoll = epoll;
+        this.tls = tls;
     }
 
     /**
@@ -93,6 +96,15 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
      */
     public static RaftFrameTransport start(InetSocketAddress bind, IntFunction<InetSocketAddress> peerAddresses,
             Consumer<ByteBuffer> inbound, int ioThreads) throws InterruptedException {
+        return start(bind, peerAddresses, inbound, ioThreads, null);
+    }
+
+    /**
+     * As {@link #start(InetSocketAddress, IntFunction, Consumer, int)}, with mutual TLS on every connection, both
+     * ways, when {@code tls} is not null: a peer without a certificate {@code tls} trusts delivers nothing.
+     */
+    public static RaftFrameTransport start(InetSocketAddress bind, IntFunction<InetSocketAddress> peerAddresses,
+            Consumer<ByteBuffer> inbound, int ioThreads, RaftFrameTls tls) throws InterruptedException {
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(ioThreads,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -103,13 +115,16 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            if (tls != null) {
+                                channel.pipeline().addLast(tls.serverHandler(channel.alloc()));
+                            }
                             channel.pipeline().addLast(new LengthFieldBasedFrameDecoder(
                                     FrameCodec.FRAME_BYTES_MAX + LENGTH_BYTES, 0, LENGTH_BYTES, 0, LENGTH_BYTES))
                                     .addLast(new InboundFrames(inbound));
                         }
                     });
             Channel server = bootstrap.bind(bind).sync().channel();
-            return new RaftFrameTransport(group, server, peerAddresses, epoll);
+            return new RaftFrameTransport(group, server, peerAddresses, epoll, tls);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
@@ -205,10 +220,20 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        if (tls != null) {
+                            // Frames written before the handshake ends wait in the handler; a failed one closes.
+                            channel.pipeline().addLast(tls.clientHandler(channel.alloc(), address));
+                        }
                         // Outbound only: whatever the peer sends back on it is read and let go.
                         channel.pipeline().addLast(new SimpleChannelInboundHandler<ByteBuf>() {
                             @Override
                             protected void channelRead0(ChannelHandlerContext context, ByteBuf message) {
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+                                logFailure("the Raft connection to replica " + peerId + " at " + address, cause);
+                                context.close();
                             }
                         });
                     }
@@ -237,6 +262,19 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
                 2L * CONNECT_TIMEOUT_MS);
     }
 
+    /**
+     * A failed TLS handshake (a peer without a certificate the other end trusts, or plaintext against TLS) is worth a
+     * warning; a connection reset by a peer that went away is not.
+     */
+    private static void logFailure(String connection, Throwable cause) {
+        if (cause instanceof io.netty.handler.codec.DecoderException
+                && cause.getCause() instanceof javax.net.ssl.SSLException) {
+            LOG.warn("{} failed its TLS handshake: {}", connection, cause.getCause().toString());
+        } else {
+            LOG.debug("{} failed: {}", connection, cause.toString());
+        }
+    }
+
     /** Hands each whole frame to the engine; a malformed one closes its connection. */
     private static final class InboundFrames extends SimpleChannelInboundHandler<ByteBuf> {
         private final Consumer<ByteBuffer> inbound;
@@ -260,7 +298,7 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-            LOG.debug("Raft connection from {} failed: {}", context.channel().remoteAddress(), cause.toString());
+            logFailure("the Raft connection from " + context.channel().remoteAddress(), cause);
             context.close();
         }
     }

@@ -41,7 +41,7 @@ import org.apache.ratis.grpc.GrpcTlsConfig;
  * certificate the trust manager accepts, and its clients present the key manager's certificate and verify the
  * server's certificate and host name.
  */
-final class RaftTls {
+public final class RaftTls {
     private static final Pattern PEM_BLOCK = Pattern.compile(
             "-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*?)-----END \\1-----");
     /** The in-memory store of a PEM key needs some password; it never leaves this class. */
@@ -50,8 +50,21 @@ final class RaftTls {
     private RaftTls() {
     }
 
+    /** This broker's key and the certificates it trusts, as read from raft.ssl.* once at start. */
+    public record Managers(KeyManagerFactory keys, TrustManagerFactory trust) {
+    }
+
     /** Reads the stores of {@code settings}; throws {@link ConfigException} naming the setting that cannot be used. */
     static GrpcTlsConfig grpcConfig(RaftTlsSettings settings) {
+        Managers managers = managers(settings);
+        return new GrpcTlsConfig(managers.keys().getKeyManagers()[0], managers.trust().getTrustManagers()[0], true);
+    }
+
+    /**
+     * Reads and checks the stores of {@code settings} (what {@link #grpcConfig} does, for other transports such as
+     * the Cairn Raft engine's); throws {@link ConfigException} naming the setting that cannot be used.
+     */
+    public static Managers managers(RaftTlsSettings settings) {
         KeyManagerFactory keys;
         TrustManagerFactory trust;
         KeyStore store;
@@ -87,7 +100,7 @@ final class RaftTls {
                     + e.getMessage());
         }
         checkTrustsItself(store, (X509TrustManager) trust.getTrustManagers()[0], settings);
-        return new GrpcTlsConfig(keys.getKeyManagers()[0], trust.getTrustManagers()[0], true);
+        return new Managers(keys, trust);
     }
 
     /**

@@ -24,8 +24,6 @@ class RaftEngineKeysTest {
 
     @Test
     void cairnRefusesWhatItCannotRunYet() {
-        assertRefused(Map.of("raft.engine", "cairn", "raft.ssl.enabled", "true",
-                "raft.ssl.keystore.location", "k.p12", "raft.ssl.truststore.location", "t.p12"), "raft.ssl.enabled");
         assertRefused(Map.of("raft.engine", "cairn", "node.id", Integer.toString(Integer.MAX_VALUE),
                 "raft.voters", Integer.MAX_VALUE + "@127.0.0.1:9093"), "node.id");
         assertRefused(Map.of("raft.engine", "cairn", "message.max.bytes", Integer.toString(40 << 20),
