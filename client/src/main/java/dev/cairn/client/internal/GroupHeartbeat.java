@@ -116,14 +116,15 @@ final class GroupHeartbeat implements AutoCloseable {
         if (coordinator < 0) {
             coordinator = membership.coordinator();
         }
-        OffsetsClient.GroupMember member = membership.member();
-        CompletableFuture<ErrorCode> sent = GroupRequests.heartbeat(cluster, coordinator, config.groupId(),
-                member.generationId(), member.memberId(), member.groupInstanceId());
+        GroupMembership.SentHeartbeat sent = membership.heartbeatIfStable(cluster.coordinatorConnection(coordinator));
+        if (sent == null) {
+            return; // A rejoin began since the check above.
+        }
         synchronized (lock) {
             lastSentMs = now;
-            inFlight = sent;
+            inFlight = sent.answer();
         }
-        sent.whenComplete((error, failure) -> onResponse(member.generationId(), error, failure));
+        sent.answer().whenComplete((error, failure) -> onResponse(sent.generationId(), error, failure));
     }
 
     private void onResponse(int sentGeneration, ErrorCode error, Throwable failure) {
@@ -137,8 +138,10 @@ final class GroupHeartbeat implements AutoCloseable {
             }
             return;
         }
-        if (membership.member().generationId() != sentGeneration) {
-            return; // The member rejoined meanwhile; the answer is about an old generation.
+        if (membership.member().generationId() != sentGeneration || !membership.isStable()) {
+            // The member rejoined or is rejoining: the answer is about a generation it is leaving, and the JoinGroup
+            // or SyncGroup it sent will tell whether it is still a member (kafka-clients ignores these answers too).
+            return;
         }
         membership.onGroupError(error);
     }

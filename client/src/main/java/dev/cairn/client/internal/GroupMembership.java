@@ -143,6 +143,26 @@ public final class GroupMembership implements AutoCloseable {
         return state != State.STABLE;
     }
 
+    /** A heartbeat on its way, and the generation it was sent for. */
+    record SentHeartbeat(int generationId, CompletableFuture<ErrorCode> answer) {
+    }
+
+    /**
+     * Sends a Heartbeat for the current generation if the member is stable, or returns null. The check and the send
+     * are atomic with the state: a rejoin marks the member JOINING under this lock before its JoinGroup goes out on
+     * the same coordinator connection, so no heartbeat of the old generation follows that JoinGroup. (One that did
+     * would be read by Kafka after the join completed, answered ILLEGAL_GENERATION, and taken for a fencing that
+     * loses the member's partitions.) The send is a short socket write; connecting happens before, in
+     * {@code coordinator}.
+     */
+    synchronized SentHeartbeat heartbeatIfStable(BrokerConnection coordinator) {
+        if (state != State.STABLE) {
+            return null;
+        }
+        return new SentHeartbeat(generationId, GroupRequests.heartbeat(coordinator, config.groupId(), generationId,
+                memberId, config.groupInstanceId()));
+    }
+
     synchronized int knownCoordinator() {
         return coordinator;
     }

@@ -16,14 +16,14 @@ final class GroupRequests {
     }
 
     /** Sends a Heartbeat; the future completes with the error code (NONE when the member is in good standing). */
-    static CompletableFuture<ErrorCode> heartbeat(ClusterClient cluster, int coordinator, String groupId,
-                                                  int generationId, String memberId, String groupInstanceId) {
+    static CompletableFuture<ErrorCode> heartbeat(BrokerConnection coordinator, String groupId, int generationId,
+                                                  String memberId, String groupInstanceId) {
         Struct request = new Struct(HeartbeatRequest.SCHEMA)
                 .set(HeartbeatRequest.GROUP_ID, groupId)
                 .set(HeartbeatRequest.GENERATION_ID, generationId)
                 .set(HeartbeatRequest.MEMBER_ID, memberId)
                 .set(HeartbeatRequest.GROUP_INSTANCE_ID, groupInstanceId);
-        return cluster.coordinatorConnection(coordinator).send(ApiKey.HEARTBEAT, request, true)
+        return coordinator.send(ApiKey.HEARTBEAT, request, true)
                 .thenApply(response -> ErrorCode.forCode(response.get(HeartbeatResponse.ERROR_CODE)));
     }
 
