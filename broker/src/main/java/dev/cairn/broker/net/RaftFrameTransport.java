@@ -1,5 +1,6 @@
 package dev.cairn.broker.net;
 
+import dev.cairn.broker.logging.WarningLimiter;
 import dev.cairn.raft.runtime.FrameCodec;
 import dev.cairn.raft.runtime.FrameFormatException;
 import dev.cairn.raft.runtime.RaftTransport;
@@ -69,6 +70,8 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     private final boolean epoll;
     private final ConcurrentHashMap<Integer, Peer> peers = new ConcurrentHashMap<>();
     private final AtomicLong framesDropped = new AtomicLong();
+    /** A peer that keeps failing its handshake retries every {@link #RECONNECT_MS}: one warning per interval. */
+    private final WarningLimiter tlsFailures;
     /** Mutual TLS on every connection, or null for plaintext. */
     private final RaftFrameTls tls;
 
@@ -81,12 +84,13 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     }
 
     private RaftFrameTransport(EventLoopGroup group, Channel serverChannel, IntFunction<InetSocketAddress> peers,
-            boolean epoll, RaftFrameTls tls) {
+            boolean epoll, RaftFrameTls tls, WarningLimiter tlsFailures) {
         this.group = group;
         this.serverChannel = serverChannel;
         this.peerAddresses = peers;
         this.epoll = epoll;
         this.tls = tls;
+        this.tlsFailures = tlsFailures;
     }
 
     /**
@@ -106,6 +110,7 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     public static RaftFrameTransport start(InetSocketAddress bind, IntFunction<InetSocketAddress> peerAddresses,
             Consumer<ByteBuffer> inbound, int ioThreads, RaftFrameTls tls) throws InterruptedException {
         boolean epoll = Epoll.isAvailable();
+        WarningLimiter tlsFailures = new WarningLimiter(LOG, "failed TLS handshakes", System::nanoTime);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(ioThreads,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
@@ -120,11 +125,11 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
                             }
                             channel.pipeline().addLast(new LengthFieldBasedFrameDecoder(
                                     FrameCodec.FRAME_BYTES_MAX + LENGTH_BYTES, 0, LENGTH_BYTES, 0, LENGTH_BYTES))
-                                    .addLast(new InboundFrames(inbound));
+                                    .addLast(new InboundFrames(inbound, tlsFailures));
                         }
                     });
             Channel server = bootstrap.bind(bind).sync().channel();
-            return new RaftFrameTransport(group, server, peerAddresses, epoll, tls);
+            return new RaftFrameTransport(group, server, peerAddresses, epoll, tls, tlsFailures);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
@@ -232,7 +237,8 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-                                logFailure("the Raft connection to replica " + peerId + " at " + address, cause);
+                                logFailure(tlsFailures, "the Raft connection to replica " + peerId + " at " + address,
+                                        cause);
                                 context.close();
                             }
                         });
@@ -266,10 +272,10 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
      * A failed TLS handshake (a peer without a certificate the other end trusts, or plaintext against TLS) is worth a
      * warning; a connection reset by a peer that went away is not.
      */
-    private static void logFailure(String connection, Throwable cause) {
+    private static void logFailure(WarningLimiter tlsFailures, String connection, Throwable cause) {
         if (cause instanceof io.netty.handler.codec.DecoderException
                 && cause.getCause() instanceof javax.net.ssl.SSLException) {
-            LOG.warn("{} failed its TLS handshake: {}", connection, cause.getCause().toString());
+            tlsFailures.warn(connection + " failed its TLS handshake: " + cause.getCause());
         } else {
             LOG.debug("{} failed: {}", connection, cause.toString());
         }
@@ -278,9 +284,11 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
     /** Hands each whole frame to the engine; a malformed one closes its connection. */
     private static final class InboundFrames extends SimpleChannelInboundHandler<ByteBuf> {
         private final Consumer<ByteBuffer> inbound;
+        private final WarningLimiter tlsFailures;
 
-        InboundFrames(Consumer<ByteBuffer> inbound) {
+        InboundFrames(Consumer<ByteBuffer> inbound, WarningLimiter tlsFailures) {
             this.inbound = inbound;
+            this.tlsFailures = tlsFailures;
         }
 
         @Override
@@ -298,7 +306,7 @@ public final class RaftFrameTransport implements RaftTransport, Closeable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-            logFailure("the Raft connection from " + context.channel().remoteAddress(), cause);
+            logFailure(tlsFailures, "the Raft connection from " + context.channel().remoteAddress(), cause);
             context.close();
         }
     }

@@ -1,5 +1,6 @@
 package dev.cairn.broker.engine.rpc;
 
+import dev.cairn.broker.logging.WarningLimiter;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
@@ -98,7 +99,7 @@ public final class EngineRpc implements AutoCloseable {
         // A call answered in time cancels its timeout; cancelled timeouts leave the queue at once.
         timer.setRemoveOnCancelPolicy(true);
         this.pending = new PendingCalls(outstandingPerPeerMax, timer);
-        this.warnings = new WarningLimiter(LOG, System::nanoTime);
+        this.warnings = new WarningLimiter(LOG, "RPC warnings", System::nanoTime);
         this.leaderRequests = new LeaderRequests(selfNode, leaderSide, sender, frameBytesMax, inboundPerPeerMax,
                 warnings);
     }

@@ -1,5 +1,6 @@
 package dev.cairn.broker.engine.rpc;
 
+import dev.cairn.broker.logging.WarningLimiter;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.protocol.ErrorCode;
 import java.nio.ByteBuffer;
