@@ -11,7 +11,9 @@ import sys
 
 SOURCES = ['broker/src/main/java/dev/cairn/broker/config/BrokerConfig.java',
            'broker/src/main/java/dev/cairn/broker/config/SecurityKeys.java',
-           'broker/src/main/java/dev/cairn/broker/config/RaftTlsKeys.java']
+           'broker/src/main/java/dev/cairn/broker/config/RaftTlsKeys.java',
+           'broker/src/main/java/dev/cairn/broker/config/RaftEngineKeys.java',
+           'broker/src/main/java/dev/cairn/broker/config/TransactionKeys.java']
 PRETTY = {'KafkaListener.PROTOCOLMAPDEFAULT': 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
           '64L * 1024 * 1024': '67108864', '256L * 1024 * 1024': '268435456',
           '1L << 30': '1073741824', '7L * 24 * 3600 * 1000': '604800000',
@@ -22,6 +24,10 @@ rows = []
 properties = []
 # A password key has no default argument: give it an empty one so one pattern reads every kind.
 source = re.sub(r'passwordKey\(\s*("[^"]+"),', r'passwordKey(\1, "",', source)
+# A key with its own parser, new ConfigKey<>("name", "default", "doc", Kind, parser): read it as a string key.
+source = re.sub(r'new ConfigKey<>\(\s*("[^"]+"),\s*("[^"]*"),\s*("(?:[^"\\]|\\.)*"(?:\s*\+\s*"(?:[^"\\]|\\.)*")*)'
+                r',\s*ConfigKey\.Kind\.\w+,\s*[\w:]+\);',
+                r'stringKey(\1, \2, \3);', source, flags=re.S)
 pattern = (r'(intKey|longKey|boolKey|stringKey|passwordKey)\(\s*"([^"]+)",\s*(.*?),\s*'
            r'"((?:[^"\\]|\\.)*(?:"\s*\+\s*"(?:[^"\\]|\\.)*)*)"\);')
 for match in re.finditer(pattern, source, re.S):
