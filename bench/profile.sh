@@ -6,7 +6,9 @@
 # broker during one measured round. Prints the client's line, the broker's CPU seconds over the round, and the
 # samples grouped by what the threads were doing (the table in docs/write-path.md, "Where the CPU goes").
 #
-#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] bench/profile.sh
+#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] [ENGINE=ratis|cairn] bench/profile.sh
+#
+# ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
 #
 # Needs Linux perf (Debian: linux-perf) allowed to sample the process (root, or kernel.perf_event_paranoid <= 1).
 # Leaves bench-work/profile/TARGET.perf for `perf report -i` (the JIT symbols are in /tmp/perf-PID.map).
@@ -17,6 +19,7 @@ out="$work/profile"
 target="${TARGET:-cairn}"
 records="${RECORDS:-500000}"
 warmup="${WARMUP:-3}"
+engine="${ENGINE:-ratis}"
 port=49092; raft_port=49093; controller_port=49094
 mkdir -p "$out"
 command -v perf >/dev/null || { echo "bench: perf is not installed (Debian: apt-get install linux-perf)" >&2; exit 1; }
@@ -34,7 +37,7 @@ case "$target" in
     "$here/cairn" version >/dev/null   # builds the broker jar when needed
     java "${jvm_flags[@]}" -jar "$here/broker/target/cairn-broker.jar" start \
       --set listeners=PLAINTEXT://127.0.0.1:$port --set raft.listener=127.0.0.1:$raft_port \
-      --set log.dirs="$out/data" --set num.partitions=8 >"$out/broker.log" 2>&1 &
+      --set log.dirs="$out/data" --set num.partitions=8 --set raft.engine="$engine" >"$out/broker.log" 2>&1 &
     pid=$!
     wait_for_log "$out/broker.log" " started: node.id=" 90 ;;
   kafka)
@@ -73,7 +76,7 @@ perf_pid=$!
 line=$(bench measured "$records")
 kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
 ticks_after=$(cpu_ticks)
-echo "date: $(date -u +%Y-%m-%dT%H:%MZ); $target; $records records of 1024 bytes, 8 partitions; $warmup warm-up" \
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ); $target$([ "$target" = cairn ] && echo " (raft.engine=$engine)"); $records records of 1024 bytes, 8 partitions; $warmup warm-up" \
   "round(s); load average before: $load_before"
 echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec"
 echo "$line"
