@@ -9,7 +9,7 @@ import sys
 GROUPS = [  # (test on the thread name and joined stack, group), first match wins
     (lambda c, s: c.startswith(("C1 Compiler", "C2 Compiler")), "JIT compiler"),
     (lambda c, s: c.startswith(("GC Thread", "G1 ")), "garbage collector"),
-    (lambda c, s: "BufferedWriteChannel" in s or "FileChannelImpl.force" in s, "Raft log fsync (Ratis flush thread)"),
+    (lambda c, s: "BufferedWriteChannel" in s or "FileChannelImpl.force" in s, "Raft log fsync (Ratis's flush thread, or the engine's log)"),
     (lambda c, s: "SegmentedRaftLogWorker.run" in s, "Raft log writes (Ratis log worker)"),
     (lambda c, s: "StateMachineUpdater" in s, "apply (Ratis StateMachineUpdater)"),
     (lambda c, s: "LeaderStateImpl" in s, "commit and replies (Ratis LeaderStateImpl)"),
@@ -17,6 +17,8 @@ GROUPS = [  # (test on the thread name and joined stack, group), first match win
     (lambda c, s: c.startswith("multiThreadIoEv"), "network event loops: decode, handlers, encode, send"),
     (lambda c, s: c.startswith("1@group") or "@group-" in c, "Ratis group threads: futex waits and wake-ups"),
     (lambda c, s: c.startswith("data-plane"), "Kafka network and request handler threads"),
+    (lambda c, s: c.startswith("raft-loop-"), "engine event loops: the engine's log write, frames, Raft steps"),
+    (lambda c, s: c.startswith("raft-apply-"), "engine apply lanes: entries applied, batches into the segments"),
 ]
 
 
