@@ -81,6 +81,7 @@ public final class RaftWal implements Closeable {
     private final Path directory;
     private final long segmentBytes;
     private final WalLedger ledger;
+    private final SegmentWriteback writeback;
     private FileChannel active;
     private long activeNumber;
     private ByteBuffer batch = ByteBuffer.allocate(64 * 1024);
@@ -106,6 +107,7 @@ public final class RaftWal implements Closeable {
         this.ledger = ledger;
         this.active = active;
         this.activeNumber = activeNumber;
+        this.writeback = new SegmentWriteback("raft-wal-writeback-" + directory.getFileName());
     }
 
     /** Opens (creating if needed) the log in {@code directory} and replays it. */
@@ -277,16 +279,19 @@ public final class RaftWal implements Closeable {
         }
         boolean done = false;
         try {
-            write();
+            long written = write();
             int useless = ledger.uselessOldest(SEGMENTS_DELETED_PER_SYNC_MAX);
             long uselessThrough = ledger.oldestNumber() + useless - 1;
             if (useless > 0) {
                 carryForward(uselessThrough);
-                write();
+                written += write();
             }
             if (fsync || useless > 0) {
                 active.force(false);
                 syncs++;
+                writeback.onForced();
+            } else {
+                writeback.onWritten(active, written);
             }
             if (useless > 0) {
                 deleteThrough(uselessThrough);
@@ -297,9 +302,10 @@ public final class RaftWal implements Closeable {
         }
     }
 
-    private void write() throws IOException {
+    /** Writes the batch, rolling first if it would overflow the active segment; returns the bytes written. */
+    private long write() throws IOException {
         if (batch.position() == 0) {
-            return;
+            return 0;
         }
         if (ledger.activeBytes() > 0 && ledger.activeBytes() + batch.position() > segmentBytes) {
             roll();
@@ -311,6 +317,7 @@ public final class RaftWal implements Closeable {
         }
         batch.clear();
         ledger.onBatchWritten(activeNumber, bytes);
+        return bytes;
     }
 
     /** Appends again every live group's latest hard state and snapshot record that is in a segment to delete. */
@@ -337,8 +344,12 @@ public final class RaftWal implements Closeable {
         }
     }
 
-    /** Closes the active segment and starts the next, whose directory entry is made durable at once. */
+    /**
+     * Forces the active segment whole (little is left when {@link SegmentWriteback} wrote it back meanwhile), closes
+     * it and starts the next, whose directory entry is made durable at once.
+     */
     private void roll() throws IOException {
+        writeback.awaitQuiet();
         active.force(false);
         active.close();
         activeNumber++;
@@ -351,6 +362,11 @@ public final class RaftWal implements Closeable {
     /** The fsyncs of segments done by sync so far (for tests and benchmarks). */
     public long syncs() {
         return syncs;
+    }
+
+    /** Background writebacks of the active segment started so far ({@link SegmentWriteback}). */
+    public long writebacksStarted() {
+        return writeback.forcesStarted();
     }
 
     /** The segment files on disk, the active one included. */
@@ -370,6 +386,7 @@ public final class RaftWal implements Closeable {
 
     @Override
     public void close() throws IOException {
+        writeback.close();
         active.close();
     }
 }

@@ -131,6 +131,29 @@ class RaftWalTest {
         wal.close();
     }
 
+    @Test
+    void withoutFsyncTheActiveSegmentIsWrittenBackAheadAndStillForcedWholeWhenItRolls() throws IOException {
+        long segmentBytes = 3 * SegmentWriteback.AHEAD_BYTES;
+        byte[] data = new byte[256 * 1024];
+        RaftWal wal = RaftWal.open(dir, segmentBytes).wal();
+        int entries = (int) (2 * segmentBytes / data.length);
+        for (int i = 1; i <= entries; i++) {
+            wal.append(1, new HardState(1, 1, i - 1), List.of(new Entry(1, i, data)));
+            wal.sync(false);
+        }
+        assertTrue(wal.writebacksStarted() >= 3, "background writebacks: " + wal.writebacksStarted());
+        assertEquals(0, wal.syncs(), "no sync forced: the rolls' forces are not syncs");
+        assertTrue(wal.segmentsOnDisk() >= 2, "rolled: " + wal.segmentsOnDisk());
+        wal.close();
+        assertEquals(entries, reopen().get(1).entries().size());
+
+        try (RaftWal forced = RaftWal.open(dir, segmentBytes).wal()) {
+            forced.append(1, null, List.of(new Entry(1, entries + 1, new byte[(int) SegmentWriteback.AHEAD_BYTES])));
+            forced.sync(true);
+            assertEquals(0, forced.writebacksStarted(), "a sync that forces leaves nothing to write back");
+        }
+    }
+
     private static void flipLastByte(Path file) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.seek(raf.length() - 1);
