@@ -8,12 +8,13 @@ import dev.cairn.raft.Message.InstallSnapshot;
 import dev.cairn.raft.Message.TimeoutNow;
 import dev.cairn.raft.Message.VoteRequest;
 import dev.cairn.raft.Message.VoteResponse;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
  * One replica of one Raft group, as a deterministic state machine in the style of etcd-raft: the runtime feeds it
- * ticks ({@link #tick()}), messages ({@link #step(Message)}), proposals ({@link #propose(byte[])}) and failure
+ * ticks ({@link #tick()}), messages ({@link #step(Message)}), proposals ({@link #propose}) and failure
  * reports ({@link #onPeerDown(int)}), and carries out the {@link Ready} it hands back. It owns no thread, reads no
  * clock and does no I/O, so thousands of groups can share a few threads, and a seeded simulation can drive it
  * (RaftSimulationTest). Not thread-safe: one thread at a time per group.
@@ -122,10 +123,10 @@ public final class RaftNode extends RaftState {
 
     /**
      * Appends a command to the log, when this replica leads: its index, which commits or is lost (a later leader may
-     * replace it; the runtime learns which when an entry of that index applies), or a REFUSED_ code. The entry takes
-     * {@code data} as it is, without a copy: the caller must never change the array afterwards.
+     * replace it; the runtime learns which when an entry of that index applies), or a REFUSED_ code. The entry holds
+     * {@code head} then {@code tail} ({@link Entry#NO_TAIL}: none) without a copy: the caller must never change them.
      */
-    public long propose(byte[] data) {
+    public long propose(byte[] head, ByteBuffer tail) {
         if (role != Role.LEADER) {
             return REFUSED_NOT_LEADER;
         }
@@ -137,7 +138,7 @@ public final class RaftNode extends RaftState {
         }
         wake();
         long raftIndex = log.lastIndex() + 1;
-        log.append(new Entry(term, raftIndex, data));
+        log.append(new Entry(term, raftIndex, head, tail));
         replication.sendAppends(term, log.committed());
         return raftIndex;
     }

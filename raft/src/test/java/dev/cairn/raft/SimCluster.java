@@ -207,7 +207,7 @@ final class SimCluster {
     /** Proposes {@code command} at replica {@code id}; its index, or a REFUSED_ code. */
     long propose(int id, String command) {
         Replica replica = replicas.get(id);
-        long raftIndex = replica.node.propose(command.getBytes(StandardCharsets.UTF_8));
+        long raftIndex = replica.node.propose(command.getBytes(StandardCharsets.UTF_8), Entry.NO_TAIL);
         drain(replica);
         return raftIndex;
     }

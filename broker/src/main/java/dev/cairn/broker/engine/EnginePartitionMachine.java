@@ -14,11 +14,13 @@ import dev.cairn.protocol.ErrorCode;
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.SnapshotMeta;
 import dev.cairn.raft.runtime.GroupStateMachine;
+import dev.cairn.raft.runtime.RaftEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -139,7 +141,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
     @Override
     public synchronized Object apply(Entry entry) {
         Partition current = partition;
-        if (entry.data().length == 0 || entry.raftIndex() <= current.appliedRaftIndex()) {
+        if (entry.dataLength() == 0 || entry.raftIndex() <= current.appliedRaftIndex()) {
             return null;   // a new leader's no-op, or an entry this replica held before the engine replayed it
         }
         if (offline != null) {
@@ -149,12 +151,12 @@ final class EnginePartitionMachine implements GroupStateMachine {
         if (entriesSinceSnapshot == 0) {
             firstUncompactedNanos = System.nanoTime();
         }
-        bytesSinceSnapshot += entry.data().length;
+        bytesSinceSnapshot += entry.dataLength();
         entriesSinceSnapshot++;
         Result result;
         try {
             current.claimWriter();
-            Command command = CommandCodec.decodeCommand(ByteBuffer.wrap(entry.data()));
+            Command command = decode(entry);
             result = current.apply(entry.raftIndex(), (int) entry.term(), command);
             lastAppliedTerm = entry.term();
         } catch (CommandFormatException e) {
@@ -310,7 +312,28 @@ final class EnginePartitionMachine implements GroupStateMachine {
                 snapshot.state().segments().size());
     }
 
-    /** The command as one entry's bytes: the single copy of a produced batch on the way into Raft. */
+    /**
+     * Proposes {@code command} to {@code group}: an append's batch becomes the entry's tail as it is, not copied (it
+     * must not change afterwards), behind a header of a few bytes; any other command is one array.
+     */
+    static CompletableFuture<Object> propose(RaftEngine engine, int group, Command command) {
+        ByteBuffer[] parts = CommandCodec.encodeParts(command);
+        if (parts.length == 1) {
+            return engine.proposeOwned(group, encode(command), Entry.NO_TAIL);
+        }
+        byte[] header = new byte[parts[0].remaining()];
+        parts[0].duplicate().get(header);
+        return engine.proposeOwned(group, header, parts[1]);
+    }
+
+    /** The command an entry carries: as the leader proposed it (a header and the batch) or in one array. */
+    private static Command decode(Entry entry) {
+        return entry.tail().hasRemaining()
+                ? CommandCodec.decodeCommand(List.of(ByteBuffer.wrap(entry.head()), entry.tail()))
+                : CommandCodec.decodeCommand(ByteBuffer.wrap(entry.head()));
+    }
+
+    /** The command as one entry's bytes, in one array (what a follower receives and the engine's log keeps). */
     static byte[] encode(Command command) {
         ByteBuffer[] parts = CommandCodec.encodeParts(command);
         int size = 0;

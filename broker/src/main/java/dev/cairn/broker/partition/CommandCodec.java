@@ -179,6 +179,10 @@ public final class CommandCodec {
                 && first.get(first.position()) == FORMAT_VERSION && first.get(first.position() + 1) == APPEND) {
             return new Append(parts.get(1).slice(), first.getLong(first.position() + 2));
         }
+        Command checked = parts.size() == 2 ? PlacementCodec.decodeCheckedParts(first, parts.get(1)) : null;
+        if (checked != null) {
+            return checked;
+        }
         int size = 0;
         for (ByteBuffer part : parts) {
             size += part.remaining();

@@ -85,6 +85,17 @@ public final class PlacementCodec {
         return new ByteBuffer[] {header, checked.append().batch().duplicate()};
     }
 
+    /** The AppendChecked whose parts {@link #appendCheckedParts} made (the batch not copied), or null if not one. */
+    static Command decodeCheckedParts(ByteBuffer header, ByteBuffer batch) {
+        int at = header.position();
+        if (header.remaining() != APPEND_CHECKED_HEADER_BYTES || header.get(at) != CommandCodec.FORMAT_VERSION
+                || header.get(at + 1) != APPEND_CHECKED) {
+            return null;
+        }
+        return new Command.AppendChecked(new Command.Append(batch.slice(), header.getLong(at + 2)),
+                header.getLong(at + 2 + 8));
+    }
+
     /**
      * Encodes a placement, a transaction marker or a transaction coordinator command; any other command is an
      * IllegalArgumentException (use {@link CommandCodec}).

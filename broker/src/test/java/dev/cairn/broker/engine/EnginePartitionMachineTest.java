@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +67,7 @@ class EnginePartitionMachineTest {
         startAll();
         RaftEngine leader = engines[awaitLeader()];
         for (int i = 0; i < 40; i++) {
-            Result result = (Result) leader.propose(GROUP, append(3)).get(10, TimeUnit.SECONDS);
+            Result result = (Result) appendVia(leader, 3).get(10, TimeUnit.SECONDS);
             Result.Appended appended = assertInstanceOf(Result.Appended.class, result);
             assertEquals(3L * i, appended.baseOffset());
         }
@@ -80,7 +81,7 @@ class EnginePartitionMachineTest {
         startAll();
         RaftEngine leader = engines[awaitLeader()];
         for (int i = 0; i < 20; i++) {
-            leader.propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+            appendVia(leader, 2).get(10, TimeUnit.SECONDS);
         }
         awaitAll(40);
         int restarted = leader == engines[3] ? 2 : 3;
@@ -101,7 +102,7 @@ class EnginePartitionMachineTest {
         stopReplica(lagging);
         RaftEngine leader = engines[leaderId];
         for (int i = 0; i < 30; i++) {
-            leader.propose(GROUP, append(5)).get(10, TimeUnit.SECONDS);
+            appendVia(leader, 5).get(10, TimeUnit.SECONDS);
         }
         for (int replica = 1; replica <= 3; replica++) {
             if (machines[replica] != null) {
@@ -115,7 +116,7 @@ class EnginePartitionMachineTest {
         assertEquals(1, machines[lagging].snapshotsInstalled(), "caught up by the snapshot, not by entries");
         assertSameSegments();
         // Entries after the snapshot still reach it one by one.
-        leader.propose(GROUP, append(1)).get(10, TimeUnit.SECONDS);
+        appendVia(leader, 1).get(10, TimeUnit.SECONDS);
         awaitAll(151);
         assertSameSegments();
         assertTrue(failures.isEmpty(), failures.toString());
@@ -126,14 +127,14 @@ class EnginePartitionMachineTest {
         startAll();
         int leaderId = awaitLeader();
         for (int i = 0; i < 10; i++) {
-            engines[leaderId].propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+            appendVia(engines[leaderId], 2).get(10, TimeUnit.SECONDS);
         }
         awaitAll(20);
         int restarted = leaderId == 3 ? 2 : 3;
         machines[restarted].snapshotNow();
         long snapshotIndex = machines[restarted].partition().appliedRaftIndex();
         for (int i = 0; i < 5; i++) {
-            engines[leaderId].propose(GROUP, append(2)).get(10, TimeUnit.SECONDS);
+            appendVia(engines[leaderId], 2).get(10, TimeUnit.SECONDS);
         }
         awaitAll(30);
         stopReplica(restarted);
@@ -149,14 +150,15 @@ class EnginePartitionMachineTest {
         RaftEngine leader = engines[awaitLeader()];
         Result corrupt = (Result) leader.propose(GROUP, new byte[] {99, 99, 99}).get(10, TimeUnit.SECONDS);
         assertEquals(ErrorCode.CORRUPT_MESSAGE, assertInstanceOf(Result.Rejected.class, corrupt).error());
-        Result next = (Result) leader.propose(GROUP, append(1)).get(10, TimeUnit.SECONDS);
+        Result next = (Result) appendVia(leader, 1).get(10, TimeUnit.SECONDS);
         assertEquals(0L, assertInstanceOf(Result.Appended.class, next).baseOffset());
         awaitAll(1);
         assertTrue(failures.isEmpty(), failures.toString());
     }
 
-    private static byte[] append(int records) {
-        return EnginePartitionMachine.encode(new Command.Append(PartitionTestBatches.plain(records),
+    /** Proposes an append as the broker does: the batch as the entry's tail, not copied into one array. */
+    private static CompletableFuture<Object> appendVia(RaftEngine leader, int records) {
+        return EnginePartitionMachine.propose(leader, GROUP, new Command.Append(PartitionTestBatches.plain(records),
                 System.currentTimeMillis()));
     }
 

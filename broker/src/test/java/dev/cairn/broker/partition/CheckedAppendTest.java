@@ -2,6 +2,7 @@ package dev.cairn.broker.partition;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.cairn.broker.io.SimulatedFileIo;
 import dev.cairn.broker.log.Log;
@@ -107,6 +108,7 @@ class CheckedAppendTest {
         assertEquals(2, parts.length);
         AppendChecked decoded = assertInstanceOf(AppendChecked.class, CommandCodec.decodeCommand(List.of(parts)));
         assertEquals(command, decoded);
+        assertSame(command.append().batch().array(), decoded.append().batch().array(), "the batch itself, no copy");
         assertEquals(command, CommandCodec.decodeCommand(CommandCodec.encode(command)));
     }
 }

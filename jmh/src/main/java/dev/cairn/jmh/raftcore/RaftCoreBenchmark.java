@@ -1,5 +1,6 @@
 package dev.cairn.jmh.raftcore;
 
+import dev.cairn.raft.Entry;
 import dev.cairn.raft.HardState;
 import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftConfig;
@@ -133,7 +134,7 @@ public class RaftCoreBenchmark {
         Group group = all.get(0);
         RaftNode leader = group.leader();
         long before = group.applied;
-        leader.propose(entry);
+        leader.propose(entry, Entry.NO_TAIL);
         group.drain(leader);
         group.deliver();
         if (group.applied - before != REPLICAS) {

@@ -135,7 +135,7 @@ public final class FrameCodec {
         } else if (message instanceof Message.AppendRequest m) {
             body = 8 + 8 + 8 + 4;
             for (Entry entry : m.entries()) {
-                body += ENTRY_BASE_BYTES + entry.data().length;
+                body += ENTRY_BASE_BYTES + entry.dataLength();
             }
         } else if (message instanceof Message.AppendResponse) {
             body = 1 + 8 + 8;
@@ -170,7 +170,8 @@ public final class FrameCodec {
             start(out, APPEND_REQUEST, m).putLong(m.prevIndex()).putLong(m.prevTerm()).putLong(m.commitIndex())
                     .putInt(m.entries().size());
             for (Entry entry : m.entries()) {
-                out.putLong(entry.term()).putLong(entry.raftIndex()).putInt(entry.data().length).put(entry.data());
+                out.putLong(entry.term()).putLong(entry.raftIndex()).putInt(entry.dataLength());
+                entry.writeData(out);
             }
         } else if (message instanceof Message.AppendResponse m) {
             start(out, APPEND_RESPONSE, m).put(flag(m.success())).putLong(m.matchIndex()).putLong(m.hintIndex());

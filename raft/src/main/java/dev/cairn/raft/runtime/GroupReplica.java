@@ -5,6 +5,7 @@ import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
 import dev.cairn.raft.Role;
 import dev.cairn.raft.SnapshotMeta;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,8 +56,8 @@ final class GroupReplica {
     }
 
     /** Proposes on the core; the future completes when the entry applies, or fails with the refusal. */
-    void propose(byte[] data, CompletableFuture<Object> future) {
-        long raftIndex = node.propose(data);
+    void propose(byte[] head, ByteBuffer tail, CompletableFuture<Object> future) {
+        long raftIndex = node.propose(head, tail);
         if (raftIndex == RaftNode.REFUSED_NOT_LEADER) {
             RaftStatus status = node.status();
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.NOT_LEADER,

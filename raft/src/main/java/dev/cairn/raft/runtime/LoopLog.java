@@ -41,7 +41,7 @@ final class LoopLog {
     void append(int group, HardState hardState, List<Entry> entries) {
         long bytes = RECORD_OVERHEAD_BYTES;
         for (Entry entry : entries) {
-            bytes += RECORD_OVERHEAD_BYTES + entry.data().length;
+            bytes += RECORD_OVERHEAD_BYTES + entry.dataLength();
         }
         if (bytesPending + bytes > BYTES_PER_SYNC_MAX) {
             sync();

@@ -1,5 +1,6 @@
 package dev.cairn.raft.runtime;
 
+import dev.cairn.raft.Entry;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.storage.RaftWal;
 import java.io.Closeable;
@@ -147,10 +148,7 @@ public final class RaftEngine implements Closeable {
                 liveness.track(peer, now);
             }
         }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, done, () -> loop.createGroup(group, voters, machine, campaignFirst, done));
-        return done;
+        return onLoop(group, (loop, done) -> loop.createGroup(group, voters, machine, campaignFirst, done));
     }
 
     /**
@@ -159,10 +157,7 @@ public final class RaftEngine implements Closeable {
      * next compaction. Fails with an {@link IllegalArgumentException} for an index the log cannot start after.
      */
     public CompletableFuture<Void> compact(int group, long raftIndex) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, done, () -> loop.compact(group, raftIndex, done));
-        return done;
+        return onLoop(group, (loop, done) -> loop.compact(group, raftIndex, done));
     }
 
     /**
@@ -172,10 +167,7 @@ public final class RaftEngine implements Closeable {
      * naming the target.
      */
     public CompletableFuture<Boolean> transferLeadership(int group, int target) {
-        CompletableFuture<Boolean> started = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, started, () -> loop.transferLeadership(group, target, started));
-        return started;
+        return onLoop(group, (loop, started) -> loop.transferLeadership(group, target, started));
     }
 
     /**
@@ -186,18 +178,12 @@ public final class RaftEngine implements Closeable {
      * queue is full, CLOSED when the engine is closed or stops before the loop gets to it.
      */
     public CompletableFuture<GroupReplication> replication(int group) {
-        CompletableFuture<GroupReplication> done = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, done, () -> loop.replication(group, done));
-        return done;
+        return onLoop(group, (loop, done) -> loop.replication(group, done));
     }
 
     /** Stops this engine's replica of {@code group}; its proposals in flight fail. */
     public CompletableFuture<Void> removeGroup(int group) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, done, () -> loop.removeGroup(group, done));
-        return done;
+        return onLoop(group, (loop, done) -> loop.removeGroup(group, done));
     }
 
     /**
@@ -206,20 +192,17 @@ public final class RaftEngine implements Closeable {
      * caller may reuse it at once; {@link #proposeOwned} does not.
      */
     public CompletableFuture<Object> propose(int group, byte[] data) {
-        return proposeOwned(group, data.clone());
+        return proposeOwned(group, data.clone(), Entry.NO_TAIL);
     }
 
     /**
-     * {@link #propose} without the copy: the engine takes {@code data} as it is, and it becomes the entry's bytes in
-     * the log, in frames to the followers and in the {@link dev.cairn.raft.Entry} applied here. The caller must not
-     * touch the array afterwards (not even after the future completes: the entry keeps it), or replicas may apply
-     * different bytes at the same index.
+     * {@link #propose} without the copy: the entry's bytes are {@code head} then {@code tail} (a payload the caller
+     * holds, {@link Entry#NO_TAIL} for none), taken as they are, in the log, in frames to the followers and in the
+     * {@link Entry} applied here. The caller must not touch either afterwards (not even after the future completes:
+     * the entry keeps them), or replicas may apply different bytes at the same index.
      */
-    public CompletableFuture<Object> proposeOwned(int group, byte[] data) {
-        CompletableFuture<Object> future = new CompletableFuture<>();
-        RaftLoop loop = loopOf(group);
-        submit(loop, future, () -> loop.propose(group, data, future));
-        return future;
+    public CompletableFuture<Object> proposeOwned(int group, byte[] head, ByteBuffer tail) {
+        return onLoop(group, (loop, future) -> loop.propose(group, head, tail, future));
     }
 
     /**
@@ -230,6 +213,14 @@ public final class RaftEngine implements Closeable {
      */
     public GroupStatus status(int group) {
         return closed.get() ? null : loopOf(group).status(group);
+    }
+
+    /** Runs {@code action} on {@code group}'s loop with a future it completes (or a refusal fails). */
+    private <T> CompletableFuture<T> onLoop(int group, BiConsumer<RaftLoop, CompletableFuture<T>> action) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        RaftLoop loop = loopOf(group);
+        submit(loop, future, () -> action.accept(loop, future));
+        return future;
     }
 
     private <T> void submit(RaftLoop loop, CompletableFuture<T> future, Runnable action) {

@@ -5,6 +5,7 @@ import dev.cairn.raft.Message;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.Ready;
 import dev.cairn.raft.storage.RaftWal;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -229,7 +230,7 @@ final class RaftLoop implements Runnable {
         }
     }
 
-    void propose(int group, byte[] data, CompletableFuture<Object> future) {
+    void propose(int group, byte[] head, ByteBuffer tail, CompletableFuture<Object> future) {
         GroupReplica replica = groups.get(group);
         if (replica == null) {
             future.completeExceptionally(unknownGroup(group));
@@ -240,7 +241,7 @@ final class RaftLoop implements Runnable {
                     RaftNode.NONE, "group " + group + " has " + replica.lane.backlog() + " entries to apply"));
             return;
         }
-        replica.propose(data, future);
+        replica.propose(head, tail, future);
         markDirty(replica);
     }
 

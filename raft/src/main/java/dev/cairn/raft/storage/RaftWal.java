@@ -147,7 +147,7 @@ public final class RaftWal implements Closeable {
             return;
         }
         for (Entry entry : entries) {
-            int bodyBytes = ENTRY_BODY_BYTES_BASE + entry.data().length;
+            int bodyBytes = ENTRY_BODY_BYTES_BASE + entry.dataLength();
             if (bodyBytes > RECORD_BYTES_MAX) {
                 throw new IllegalArgumentException("entry " + entry.raftIndex() + " of group " + group + " needs "
                         + bodyBytes + " bytes; a record holds at most " + RECORD_BYTES_MAX);
@@ -159,9 +159,10 @@ public final class RaftWal implements Closeable {
             putHardState(tracked, hardState);
         }
         for (Entry entry : entries) {
-            ByteBuffer body = reserve(ENTRY_BODY_BYTES_BASE + entry.data().length);
+            ByteBuffer body = reserve(ENTRY_BODY_BYTES_BASE + entry.dataLength());
             body.put(TYPE_ENTRY).putInt(group).putLong(entry.term()).putLong(entry.raftIndex())
-                    .putInt(entry.data().length).put(entry.data());
+                    .putInt(entry.dataLength());
+            entry.writeData(body);
             seal(body);
             if (entry.raftIndex() <= tracked.lastIndex()) {
                 ledger.onTruncated(tracked, entry.raftIndex());

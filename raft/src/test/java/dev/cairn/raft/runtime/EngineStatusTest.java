@@ -308,7 +308,7 @@ class EngineStatusTest {
         try (EngineCluster cluster = threeReplicas(1, 0)) {
             cluster.proposeAnywhere(0, "first", WITHIN);
             int leader = cluster.leaderOf(0);
-            Object raftIndex = cluster.engines.get(leader).proposeOwned(0, "owned".getBytes(StandardCharsets.UTF_8))
+            Object raftIndex = cluster.engines.get(leader).proposeOwned(0, "owned".getBytes(StandardCharsets.UTF_8), Entry.NO_TAIL)
                     .get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
             assertEquals(Long.class, raftIndex.getClass(), "the machine's answer: the entry's index");
             EngineCluster.await("every replica applied it", WITHIN, () -> cluster.machines.values().stream()

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
 class FrameCodecTest {
 
     private static List<FrameCodec.GroupMessage> everyKind() {
-        List<Entry> entries = List.of(new Entry(3, 11, new byte[0]), new Entry(3, 12, new byte[] {1, 2, 3}));
+        // The last carries its payload as a tail (as a broker's append does): it arrives in one array, equal to it.
+        List<Entry> entries = List.of(new Entry(3, 11, new byte[0]), new Entry(3, 12, new byte[] {1, 2, 3}),
+                new Entry(3, 13, new byte[] {4}, ByteBuffer.wrap(new byte[] {5, 6})));
         return List.of(
                 new FrameCodec.GroupMessage(0, new Message.VoteRequest(2, 1, 4, 10, 3, true, false)),
                 new FrameCodec.GroupMessage(0, new Message.VoteRequest(2, 1, 4, 10, 3, false, true)),

@@ -132,6 +132,18 @@ class RaftWalTest {
     }
 
     @Test
+    void anEntryWithATailIsLoggedWholeAndComesBackInOneArray() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        Entry tailed = new Entry(2, 1, "head|".getBytes(), ByteBuffer.wrap("the batch".getBytes()));
+        wal.append(5, new HardState(2, 5, 0), List.of(tailed));
+        wal.sync(false);
+        wal.close();
+        Entry replayed = reopen().get(5).entries().get(0);
+        assertEquals(tailed, replayed);
+        assertEquals("head|the batch", new String(replayed.head()));
+    }
+
+    @Test
     void withoutFsyncTheActiveSegmentIsWrittenBackAheadAndStillForcedWholeWhenItRolls() throws IOException {
         long segmentBytes = 3 * SegmentWriteback.AHEAD_BYTES;
         byte[] data = new byte[256 * 1024];
