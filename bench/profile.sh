@@ -6,7 +6,11 @@
 # broker during one measured round. Prints the client's line, the broker's CPU seconds over the round, and the
 # samples grouped by what the threads were doing (the table in docs/write-path.md, "Where the CPU goes").
 #
-#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] [ENGINE=ratis|cairn] bench/profile.sh
+#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] [ENGINE=ratis|cairn] [ALLOC=1] bench/profile.sh
+#
+# ALLOC=1 records the broker's allocations during the measured round with JFR instead of sampling its CPU with perf,
+# and prints what it allocated in all and per produced record, with the largest allocation sites
+# (bench-work/profile/TARGET.jfr).
 #
 # ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
 #
@@ -20,9 +24,10 @@ target="${TARGET:-cairn}"
 records="${RECORDS:-500000}"
 warmup="${WARMUP:-3}"
 engine="${ENGINE:-ratis}"
+alloc="${ALLOC:-0}"
 port=49092; raft_port=49093; controller_port=49094
 mkdir -p "$out"
-command -v perf >/dev/null || { echo "bench: perf is not installed (Debian: apt-get install linux-perf)" >&2; exit 1; }
+[ "$alloc" = 1 ] || command -v perf >/dev/null || { echo "bench: perf is not installed (Debian: apt-get install linux-perf)" >&2; exit 1; }
 # shellcheck source=bench/lib.sh
 . "$here/bench/lib.sh"
 fetch_kafka
@@ -71,10 +76,17 @@ for round in $(seq 1 "$warmup"); do bench "warm$round" 300000 >/dev/null; done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 ticks_before=$(cpu_ticks)
-perf record -F 499 -g -p "$pid" -o "$out/$target.perf" >/dev/null 2>&1 &
-perf_pid=$!
-line=$(bench measured "$records")
-kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+if [ "$alloc" = 1 ]; then
+  rm -f "$out/$target.jfr"
+  jcmd "$pid" JFR.start name=alloc settings=profile >/dev/null
+  line=$(bench measured "$records")
+  jcmd "$pid" JFR.stop name=alloc filename="$out/$target.jfr" >/dev/null
+else
+  perf record -F 499 -g -p "$pid" -o "$out/$target.perf" >/dev/null 2>&1 &
+  perf_pid=$!
+  line=$(bench measured "$records")
+  kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+fi
 ticks_after=$(cpu_ticks)
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); $target$([ "$target" = cairn ] && echo " (raft.engine=$engine)"); $records records of 1024 bytes, 8 partitions; $warmup warm-up" \
   "round(s); load average before: $load_before"
@@ -84,4 +96,8 @@ printf 'broker CPU over the measured round: %d.%02d s\n' $(( (ticks_after - tick
   $(( (ticks_after - ticks_before) % 100 ))
 # The JVM writes its JIT symbols (/tmp/perf-PID.map) as it exits.
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+if [ "$alloc" = 1 ]; then
+  jfr print --events jdk.ObjectAllocationSample "$out/$target.jfr" | python3 "$here/bench/profile-alloc.py" "$records"
+  exit 0
+fi
 perf script -i "$out/$target.perf" -F comm,ip,sym,dso 2>/dev/null | python3 "$here/bench/profile-threads.py"
