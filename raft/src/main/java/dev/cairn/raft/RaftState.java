@@ -62,6 +62,18 @@ abstract class RaftState {
         return replication.matchIndex(peer);
     }
 
+    /** Whether {@code RaftNode.propose} takes a proposal now: this replica leads, hands nothing over, has room. */
+    public boolean takesProposals() {
+        return role == Role.LEADER && transferee == RaftNode.NONE
+                && log.lastIndex() - log.committed() < config.uncommittedEntriesMax();
+    }
+
+    /** The entries after {@code raftIndex} this replica holds in memory (from its snapshot's on, if that is later). */
+    public List<Entry> entriesAfter(long raftIndex) {
+        long from = Math.max(raftIndex, log.snapshot().raftIndex()) + 1;
+        return from > log.lastIndex() ? List.of() : log.between(from, log.lastIndex());
+    }
+
     /** The term of this replica's entry at {@code raftIndex} (-1 past its end, -2 compacted away). */
     public long termAt(long raftIndex) {
         return log.termAt(raftIndex);

@@ -2,7 +2,11 @@ package dev.cairn.raft;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -36,5 +40,28 @@ class EntryTest {
         assertSame(data, entry.data());
         assertSame(Entry.NO_TAIL, entry.tail());
         assertSame(Entry.NO_TAIL, new Entry(1, 1, data, ByteBuffer.allocate(0)).tail());
+    }
+
+    @Test
+    void aHeapTailStaysWritableSoReadersGetItsArray() {
+        Entry tailed = new Entry(1, 1, bytes("h"), ByteBuffer.wrap(bytes("batch")));
+        assertTrue(tailed.tail().hasArray(), "CRC32C and channel writes take their fast paths on an array");
+    }
+
+    @Test
+    void anEntryWhoseTailIsHeldCountsItsBytesRefusesToJoinThemAndTakesThemBack() {
+        Entry held = Entry.withHeldTail(2, 5, bytes("placement"), 6);
+        assertTrue(held.tailHeld());
+        assertTrue(held.hasTail());
+        assertEquals(15, held.dataLength());
+        assertThrows(IllegalStateException.class, held::data);
+        assertThrows(IllegalStateException.class, () -> held.writeData(ByteBuffer.allocate(15)));
+        assertEquals(Entry.withHeldTail(2, 5, bytes("placement"), 6), held);
+        assertNotEquals(Entry.withHeldTail(2, 5, bytes("placement"), 7), held);
+
+        Entry whole = held.withTail(ByteBuffer.wrap(bytes("batch!")));
+        assertFalse(whole.tailHeld());
+        assertArrayEquals(bytes("placementbatch!"), whole.data());
+        assertThrows(Error.class, () -> held.withTail(ByteBuffer.wrap(bytes("short"))));
     }
 }

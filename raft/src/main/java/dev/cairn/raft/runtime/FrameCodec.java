@@ -14,14 +14,15 @@ import java.util.List;
  *
  * <pre>
  * frame
- *   0  int    {@link #MAGIC} (format version 1)
+ *   0  int    {@link #MAGIC} (format version 2)
  *   4  int    sender's replica id
  *   8  int    message count
  *  12  messages, each: int group, byte type, int from, int to, long term, then by type
  *        1 vote request     long lastIndex, long lastTerm, byte preVote, byte transfer
  *        2 vote response    byte granted, byte preVote
  *        3 append request   long prevIndex, long prevTerm, long commitIndex, int entry count,
- *                           entries: long term, long raftIndex, int dataLength, data
+ *                           entries: long term, long raftIndex, int dataLength, int headLength, data
+ *                           (the entry's head, then its tail: Entry keeps the two apart)
  *        4 append response  byte success, long matchIndex, long hintIndex
  *        5 heartbeat        long commitIndex, byte quiesce
  *        6 heartbeat resp.  long commitIndex
@@ -36,7 +37,7 @@ import java.util.List;
  * from a count before the bytes for it are known to be there.
  */
 public final class FrameCodec {
-    public static final int MAGIC = 0xCA1F_0001;
+    public static final int MAGIC = 0xCA1F_0002;
     /** The largest frame accepted: one entry of up to 16 MiB and room around it. */
     public static final int FRAME_BYTES_MAX = 32 * 1024 * 1024;
     /** Frames are cut once they pass this size, so that many small messages never make one huge frame. */
@@ -44,7 +45,7 @@ public final class FrameCodec {
     static final int HEADER_BYTES = 12;
     /** Group, type, from, to, term: what every message starts with. */
     private static final int MESSAGE_BASE_BYTES = 4 + 1 + 4 + 4 + 8;
-    private static final int ENTRY_BASE_BYTES = 8 + 8 + 4;
+    private static final int ENTRY_BASE_BYTES = 8 + 8 + 4 + 4;
 
     private static final byte VOTE_REQUEST = 1;
     private static final byte VOTE_RESPONSE = 2;
@@ -170,8 +171,9 @@ public final class FrameCodec {
             start(out, APPEND_REQUEST, m).putLong(m.prevIndex()).putLong(m.prevTerm()).putLong(m.commitIndex())
                     .putInt(m.entries().size());
             for (Entry entry : m.entries()) {
-                out.putLong(entry.term()).putLong(entry.raftIndex()).putInt(entry.dataLength());
-                entry.writeData(out);
+                out.putLong(entry.term()).putLong(entry.raftIndex()).putInt(entry.dataLength())
+                        .putInt(entry.head().length);
+                entry.writeData(out);   // a held tail must have been read back before: this refuses one
             }
         } else if (message instanceof Message.AppendResponse m) {
             start(out, APPEND_RESPONSE, m).put(flag(m.success())).putLong(m.matchIndex()).putLong(m.hintIndex());
@@ -305,17 +307,25 @@ public final class FrameCodec {
             long entryTerm = in.getLong();
             long raftIndex = in.getLong();
             int length = in.getInt();
+            int headLength = in.getInt();
             if (raftIndex != prevIndex + 1 + i || entryTerm < lastTerm || entryTerm > term) {
                 throw new FrameFormatException("entry " + i + " of an append after " + prevIndex + "/" + prevTerm
                         + " in term " + term + " is " + raftIndex + "/" + entryTerm);
             }
-            if (length < 0 || length > in.remaining()) {
-                throw new FrameFormatException("an entry of " + length + " bytes in " + in.remaining());
+            if (length < 0 || length > in.remaining() || headLength < 0 || headLength > length) {
+                throw new FrameFormatException("an entry of " + length + " bytes (head " + headLength + ") in "
+                        + in.remaining());
             }
             lastTerm = entryTerm;
-            byte[] data = new byte[length];
-            in.get(data);
-            entries.add(new Entry(entryTerm, raftIndex, data));
+            byte[] head = new byte[headLength];
+            in.get(head);
+            ByteBuffer tail = Entry.NO_TAIL;
+            if (length > headLength) {
+                byte[] tailBytes = new byte[length - headLength];
+                in.get(tailBytes);
+                tail = ByteBuffer.wrap(tailBytes);
+            }
+            entries.add(new Entry(entryTerm, raftIndex, head, tail));
         }
         return new Message.AppendRequest(from, to, term, prevIndex, prevTerm, entries, commitIndex);
     }

@@ -45,6 +45,24 @@ final class GroupReplica {
     private record Pending(long term, CompletableFuture<Object> future) {
     }
 
+    /** The core's log as {@link GroupStateMachine#onPropose} may read it. */
+    private final GroupStateMachine.LeaderLog leaderLog = new GroupStateMachine.LeaderLog() {
+        @Override
+        public long term() {
+            return node.status().term();
+        }
+
+        @Override
+        public long lastIndex() {
+            return node.status().lastIndex();
+        }
+
+        @Override
+        public List<Entry> entriesAfter(long raftIndex) {
+            return node.entriesAfter(raftIndex);
+        }
+    };
+
     GroupReplica(int group, List<Integer> voters, RaftNode node, GroupStateMachine machine, long appliedIndex,
             long snapshotIndex) {
         this.appliedIndex = appliedIndex;
@@ -57,7 +75,19 @@ final class GroupReplica {
 
     /** Proposes on the core; the future completes when the entry applies, or fails with the refusal. */
     void propose(byte[] head, ByteBuffer tail, CompletableFuture<Object> future) {
-        long raftIndex = node.propose(head, tail);
+        GroupStateMachine.Proposal shaped = new GroupStateMachine.Proposal(head, tail);
+        try {
+            if (node.takesProposals()) {   // otherwise the core refuses it below, with the reason
+                shaped = machine.onPropose(leaderLog, head, tail);
+            }
+        } catch (ProposalRefusedException e) {
+            future.completeExceptionally(e);
+            return;
+        }
+        long raftIndex = node.propose(shaped.head(), shaped.tail());
+        if (raftIndex < 0) {
+            machine.onProposeDropped();
+        }
         if (raftIndex == RaftNode.REFUSED_NOT_LEADER) {
             RaftStatus status = node.status();
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.NOT_LEADER,

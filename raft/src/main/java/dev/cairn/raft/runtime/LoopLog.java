@@ -6,6 +6,7 @@ import dev.cairn.raft.SnapshotMeta;
 import dev.cairn.raft.storage.RaftWal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.BitSet;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,16 +38,21 @@ final class LoopLog {
         this.fsync = fsync;
     }
 
-    /** Adds a group's hard state and new entries to the batch, syncing what the batch held first if it is full. */
-    void append(int group, HardState hardState, List<Entry> entries) {
+    /**
+     * Adds a group's hard state and new entries to the batch, syncing what the batch held first if it is full;
+     * {@code tailsHeld} (or null): the entries whose tails the group's machine stored, whose heads alone are logged.
+     */
+    void append(int group, HardState hardState, List<Entry> entries, BitSet tailsHeld) {
         long bytes = RECORD_OVERHEAD_BYTES;
-        for (Entry entry : entries) {
-            bytes += RECORD_OVERHEAD_BYTES + entry.dataLength();
+        for (int i = 0; i < entries.size(); i++) {
+            Entry entry = entries.get(i);
+            bytes += RECORD_OVERHEAD_BYTES + (tailsHeld != null && tailsHeld.get(i) ? entry.head().length
+                    : entry.dataLength());
         }
         if (bytesPending + bytes > BYTES_PER_SYNC_MAX) {
             sync();
         }
-        wal.append(group, hardState, entries);
+        wal.append(group, hardState, entries, tailsHeld);
         bytesPending += bytes;
     }
 

@@ -7,6 +7,7 @@ import dev.cairn.raft.Ready;
 import dev.cairn.raft.storage.RaftWal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -353,6 +354,11 @@ final class RaftLoop implements Runnable {
                 for (Message message : done.messages()) {
                     if (message instanceof Message.InstallSnapshot request) {
                         transfers.onInstallSnapshot(replica, request);
+                    } else if (message instanceof Message.AppendRequest append) {
+                        Message.AppendRequest whole = HeldTails.readBack(replica, append);
+                        if (whole != null) {
+                            queueOut(message.to(), new FrameCodec.GroupMessage(replica.group, whole));
+                        }
                     } else {
                         queueOut(message.to(), new FrameCodec.GroupMessage(replica.group, message));
                     }
@@ -384,7 +390,14 @@ final class RaftLoop implements Runnable {
             replica.snapshotIndex = ready.snapshot().raftIndex();
             replica.appliedIndex = Math.max(replica.appliedIndex, ready.snapshot().raftIndex());
         }
-        log.append(group, ready.hardState(), ready.entries());
+        BitSet tailsHeld = null;
+        if (replica.machine.holdsTails() && !ready.entries().isEmpty()) {
+            tailsHeld = replica.machine.onAppend(ready.entries());
+            if (tailsHeld != null && !tailsHeld.isEmpty() && config.fsync()) {
+                replica.machine.syncAppended();   // the tails are durable before the log says their entries are
+            }
+        }
+        log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
 
     private void failAll(ProposalRefusedException.Reason reason, String why) {

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Nothing depends on a background force for correctness: the roll's own force still orders the segments, and a
  * background force that fails is left for that force to report. At most one force is in flight; its thread is started
- * at the first one (a log that never writes {@link #AHEAD_BYTES} between syncs, as in tests, starts none) and never
+ * at the first one (a log that never holds {@link #AHEAD_BYTES} unforced, as in most tests, starts none) and never
  * interrupted, since an interrupt would close the segment's channel under the log. Used by the log's own thread only.
  */
 final class SegmentWriteback implements AutoCloseable {

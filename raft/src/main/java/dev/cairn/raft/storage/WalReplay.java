@@ -104,6 +104,13 @@ final class WalReplay {
         return null;
     }
 
+    private void onEntry(int group, Entry entry, WalLedger.Segment segment) throws IOException {
+        if (group(group).onEntry(entry)) {
+            WalLedger.capEntryIndexMax(segments, group, entry.raftIndex());
+        }
+        segment.entryIndexMax.merge(group, entry.raftIndex(), Math::max);
+    }
+
     private GroupReplay group(int group) {
         return groups.computeIfAbsent(group, g -> new GroupReplay(fromFirstSegment || removed.contains(g)));
     }
@@ -131,10 +138,29 @@ final class WalReplay {
             }
             byte[] data = new byte[dataLength];
             body.get(data);
-            if (group(group).onEntry(new Entry(term, raftIndex, data))) {
-                WalLedger.capEntryIndexMax(segments, group, raftIndex);
+            onEntry(group, new Entry(term, raftIndex, data), segment);
+        } else if (type == RaftWal.TYPE_ENTRY_TAIL_HELD && body.remaining() >= 20) {
+            long term = body.getLong();
+            long raftIndex = body.getLong();
+            int tailLength = body.getInt();
+            if (tailLength < 1 || term < 1 || raftIndex < 1) {
+                throw malformed("entry with its tail held", position);
             }
-            segment.entryIndexMax.merge(group, raftIndex, Math::max);
+            byte[] head = new byte[body.remaining()];
+            body.get(head);
+            onEntry(group, Entry.withHeldTail(term, raftIndex, head, tailLength), segment);
+        } else if (type == RaftWal.TYPE_ENTRY_HEAD_APART && body.remaining() >= 20) {
+            long term = body.getLong();
+            long raftIndex = body.getLong();
+            int headLength = body.getInt();
+            if (headLength < 0 || headLength >= body.remaining() || term < 1 || raftIndex < 1) {
+                throw malformed("entry with its head apart", position);
+            }
+            byte[] head = new byte[headLength];
+            body.get(head);
+            byte[] tail = new byte[body.remaining()];
+            body.get(tail);
+            onEntry(group, new Entry(term, raftIndex, head, ByteBuffer.wrap(tail)), segment);
         } else if ((type == RaftWal.TYPE_SNAPSHOT || type == RaftWal.TYPE_SNAPSHOT_REPLACING_LOG)
                 && body.remaining() == 16) {
             long raftIndex = body.getLong();

@@ -31,6 +31,26 @@ class FrameCodecTest {
     }
 
     @Test
+    void anEntryArrivesWithItsHeadAndTailApart() {
+        Entry tailed = new Entry(3, 11, new byte[] {1, 2}, ByteBuffer.wrap(new byte[] {3, 4, 5}));
+        List<FrameCodec.GroupMessage> sent = List.of(new FrameCodec.GroupMessage(1,
+                new Message.AppendRequest(2, 1, 3, 10, 3, List.of(tailed), 9)));
+        Message.AppendRequest received = (Message.AppendRequest) FrameCodec.decode(FrameCodec.encode(2, sent).get(0))
+                .messages().get(0).message();
+        Entry entry = received.entries().get(0);
+        assertEquals(2, entry.head().length, "the head as the leader made it");
+        assertEquals(3, entry.tail().remaining(), "the tail as the leader made it");
+        assertEquals(tailed, entry);
+    }
+
+    @Test
+    void anEntryWhoseTailIsHeldIsNeverSent() {
+        List<FrameCodec.GroupMessage> sent = List.of(new FrameCodec.GroupMessage(1, new Message.AppendRequest(2, 1,
+                3, 10, 3, List.of(Entry.withHeldTail(3, 11, new byte[] {1}, 4)), 9)));
+        assertThrows(IllegalStateException.class, () -> FrameCodec.encode(2, sent));
+    }
+
+    @Test
     void everyMessageKindRoundTrips() {
         List<ByteBuffer> frames = FrameCodec.encode(2, everyKind());
         assertEquals(1, frames.size());

@@ -10,6 +10,7 @@ import dev.cairn.raft.SnapshotMeta;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -144,6 +145,28 @@ class RaftWalTest {
     }
 
     @Test
+    void aMachineThatHoldsTailsGetsItsEntriesBackAsHeadsWithTheirTailsHeld() throws IOException {
+        RaftWal wal = RaftWal.open(dir, RaftWal.SEGMENT_BYTES_DEFAULT).wal();
+        Entry placed = new Entry(2, 1, "placement".getBytes(), ByteBuffer.wrap(new byte[4096]));
+        Entry command = new Entry(2, 2, "an offset commit".getBytes());
+        Entry notStored = new Entry(2, 3, "later".getBytes(), ByteBuffer.wrap("its batch".getBytes()));
+        java.util.BitSet stored = new java.util.BitSet();
+        stored.set(0);
+        wal.append(5, new HardState(2, 5, 0), List.of(placed, command, notStored), stored);
+        wal.sync(false);
+        long bytes = wal.bytesOnDisk();
+        wal.close();
+        assertTrue(bytes < 300, "the 4 KiB tail is not in the log: " + bytes + " bytes");
+        List<Entry> replayed = reopen().get(5).entries();
+        assertEquals(Entry.withHeldTail(2, 1, "placement".getBytes(), 4096), replayed.get(0));
+        assertEquals(4105, replayed.get(0).dataLength());
+        assertEquals(command, replayed.get(1));
+        assertTrue(!replayed.get(1).tailHeld(), "an entry without a tail is logged whole");
+        assertEquals("later", new String(replayed.get(2).head()), "a tail not stored comes back apart");
+        assertEquals("its batch", StandardCharsets.UTF_8.decode(replayed.get(2).tail()).toString());
+    }
+
+    @Test
     void withoutFsyncTheActiveSegmentIsWrittenBackAheadAndStillForcedWholeWhenItRolls() throws IOException {
         long segmentBytes = 3 * SegmentWriteback.AHEAD_BYTES;
         byte[] data = new byte[256 * 1024];
@@ -153,7 +176,8 @@ class RaftWalTest {
             wal.append(1, new HardState(1, 1, i - 1), List.of(new Entry(1, i, data)));
             wal.sync(false);
         }
-        assertTrue(wal.writebacksStarted() >= 3, "background writebacks: " + wal.writebacksStarted());
+        // At least one: with one force in flight at most, a slow disk lets later thresholds pass without one.
+        assertTrue(wal.writebacksStarted() >= 1, "background writebacks: " + wal.writebacksStarted());
         assertEquals(0, wal.syncs(), "no sync forced: the rolls' forces are not syncs");
         assertTrue(wal.segmentsOnDisk() >= 2, "rolled: " + wal.segmentsOnDisk());
         wal.close();
