@@ -14,12 +14,12 @@ import dev.cairn.protocol.ErrorCode;
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.SnapshotMeta;
 import dev.cairn.raft.runtime.GroupStateMachine;
-import dev.cairn.raft.runtime.RaftEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
@@ -54,6 +54,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
     private final PartitionSnapshots snapshots;
     private final Runnable onAppended;
     private final LongFunction<CompletableFuture<?>> compact;
+    private final EnginePlacements placements;
     private volatile Partition partition;
     private volatile StorageException offline;
     /** The snapshot the engine was told of last (it may ask for its bytes), or null. */
@@ -86,6 +87,7 @@ final class EnginePartitionMachine implements GroupStateMachine {
         this.snapshots = snapshots;
         this.onAppended = onAppended;
         this.compact = compact;
+        this.placements = new EnginePlacements(tp, () -> partition);
         PartitionSnapshots.Stored latest = snapshots.latest();
         if (latest != null && !latest.applied()) {
             install(latest, false);
@@ -108,6 +110,11 @@ final class EnginePartitionMachine implements GroupStateMachine {
     /** The storage failure that took this partition offline here, or null while it is healthy. */
     StorageException offlineCause() {
         return offline;
+    }
+
+    /** Appends this replica placed as leader (the write-once path). */
+    long placements() {
+        return placements.placements();
     }
 
     int snapshotsInstalled() {
@@ -156,8 +163,12 @@ final class EnginePartitionMachine implements GroupStateMachine {
         Result result;
         try {
             current.claimWriter();
-            Command command = decode(entry);
-            result = current.apply(entry.raftIndex(), (int) entry.term(), command);
+            Command command = CommandCodec.decodeCommand(ByteBuffer.wrap(entry.head()));
+            if (command instanceof Command.AppendAt at) {
+                EnginePlacements.placeAtApply(current, entry, at);
+            }
+            // A held tail: the entry came back from the engine's log after a restart; its batch is checked by CRC.
+            result = current.apply(entry.raftIndex(), (int) entry.term(), command, entry.tailHeld());
             lastAppliedTerm = entry.term();
         } catch (CommandFormatException e) {
             LOG.error("{}: unreadable command at raft index {}: {}", tp, entry.raftIndex(), e.getMessage());
@@ -177,6 +188,65 @@ final class EnginePartitionMachine implements GroupStateMachine {
             snapshotDue = true;
         }
         return result;
+    }
+
+    // ---------------------------------------------------------------- the write-once path (EnginePlacements)
+
+    @Override
+    public boolean holdsTails() {
+        return true;
+    }
+
+    @Override
+    public Proposal onPropose(LeaderLog log, byte[] head, ByteBuffer tail) {
+        return placements.onPropose(log, head, tail);
+    }
+
+    @Override
+    public void onProposeDropped() {
+        placements.onProposeDropped();
+    }
+
+    @Override
+    public BitSet onAppend(List<Entry> entries) {
+        if (offline != null) {
+            return null;
+        }
+        try {
+            return placements.place(entries);
+        } catch (RuntimeException e) {
+            goOffline(e, "placing the batches of raft entries from " + entries.get(0).raftIndex());
+            return null;
+        }
+    }
+
+    @Override
+    public void syncAppended() {
+        try {
+            partition.flush();
+        } catch (RuntimeException e) {
+            goOffline(e, "forcing placed batches to disk");
+        }
+    }
+
+    @Override
+    public ByteBuffer readTail(Entry entry) {
+        try {
+            return placements.readTail(entry);
+        } catch (RuntimeException e) {
+            // Gone (compacted, or retention passed it): a snapshot lets the engine send that instead.
+            LOG.info("{}: the batch of raft entry {} cannot be read back ({}); a snapshot will replace it", tp,
+                    entry.raftIndex(), e.getMessage());
+            snapshotDue = true;
+            return null;
+        }
+    }
+
+    private void goOffline(RuntimeException e, String what) {
+        StorageException failure = e instanceof StorageException storage ? storage
+                : new StorageException(what + " failed: " + e, e);
+        offline = failure;
+        LOG.error("{}: storage failure {}; the partition is offline here until restart", tp, what, failure);
     }
 
     /** Tells the waiting fetches; what that throws is theirs, never the engine's (which would stop the broker). */
@@ -310,43 +380,5 @@ final class EnginePartitionMachine implements GroupStateMachine {
         LOG.info("{}: installed the leader's snapshot at raft index {} (log offsets {}..{}, {} segments)", tp,
                 snapshot.index(), snapshot.state().logStartOffset(), snapshot.state().logEndOffset(),
                 snapshot.state().segments().size());
-    }
-
-    /**
-     * Proposes {@code command} to {@code group}: an append's batch becomes the entry's tail as it is, not copied (it
-     * must not change afterwards), behind a header of a few bytes; any other command is one array.
-     */
-    static CompletableFuture<Object> propose(RaftEngine engine, int group, Command command) {
-        ByteBuffer[] parts = CommandCodec.encodeParts(command);
-        if (parts.length == 1) {
-            return engine.proposeOwned(group, encode(command), Entry.NO_TAIL);
-        }
-        byte[] header = new byte[parts[0].remaining()];
-        parts[0].duplicate().get(header);
-        return engine.proposeOwned(group, header, parts[1]);
-    }
-
-    /** The command an entry carries: as the leader proposed it (a header and the batch) or in one array. */
-    private static Command decode(Entry entry) {
-        return entry.tail().hasRemaining()
-                ? CommandCodec.decodeCommand(List.of(ByteBuffer.wrap(entry.head()), entry.tail()))
-                : CommandCodec.decodeCommand(ByteBuffer.wrap(entry.head()));
-    }
-
-    /** The command as one entry's bytes, in one array (what a follower receives and the engine's log keeps). */
-    static byte[] encode(Command command) {
-        ByteBuffer[] parts = CommandCodec.encodeParts(command);
-        int size = 0;
-        for (ByteBuffer part : parts) {
-            size += part.remaining();
-        }
-        byte[] bytes = new byte[size];
-        int at = 0;
-        for (ByteBuffer part : parts) {
-            int length = part.remaining();
-            part.duplicate().get(bytes, at, length);
-            at += length;
-        }
-        return bytes;
     }
 }

@@ -36,17 +36,17 @@ final class EngineTxnAdmission {
                         batch.getLong(start + RecordBatchDescriptor.PRODUCER_ID_OFFSET),
                         batch.getShort(start + RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET),
                         batch.getInt(start + RecordBatchDescriptor.BASE_SEQUENCE_OFFSET));
-                return EnginePartitionMachine.propose(engine, hosted.group(), new Command.AppendChecked(append, term));
+                return EngineProposals.propose(engine, hosted.group(), new Command.AppendChecked(append, term));
             }
         }
         if (command instanceof Command.TxnMarker marker) {
             TransactionVerifications verifications = hosted.machine().partition().verifications();
             synchronized (verifications) {
                 verifications.cancelInTerm(termOf(engine, hosted.group()), marker.producerId());
-                return EnginePartitionMachine.propose(engine, hosted.group(), command);
+                return EngineProposals.propose(engine, hosted.group(), command);
             }
         }
-        return EnginePartitionMachine.propose(engine, hosted.group(), command);
+        return EngineProposals.propose(engine, hosted.group(), command);
     }
 
     /** Whether the batch is transactional data (a header that cannot be read is left to the apply's checks). */

@@ -181,6 +181,21 @@ public final class Partition {
         }
     }
 
+    /**
+     * As {@link #place}, when the log reaches the placement (it ends at or beyond its base offset); false, writing
+     * nothing, when batches before it are still to come (entries that write their batch as they apply).
+     */
+    public boolean placeIfReached(AppendAt at, ByteBuffer batch, int leaderEpoch) {
+        synchronized (writeLock) {
+            if (log.logEndOffset() < at.baseOffset()) {
+                return false;
+            }
+            log.claimWriter();
+            placed.place(at, batch, leaderEpoch, highWatermark, false);
+            return true;
+        }
+    }
+
     /** Fills a gap in the committed log from {@code fromOffset} with the leader's batches (PlacedBatchException). */
     public void fill(long fromOffset, ByteBuffer batches) {
         synchronized (writeLock) {
@@ -381,7 +396,9 @@ public final class Partition {
 
     /** Hands the single-writer role to the calling thread (the Raft apply thread, after initialization). */
     public void claimWriter() {
-        log.claimWriter();
+        synchronized (writeLock) {   // never while another thread writes under the lock (the engine's loop places)
+            log.claimWriter();
+        }
     }
 
     /** Closes the log; Ratis closes a group on its own thread, which takes over the writer role to do so. */

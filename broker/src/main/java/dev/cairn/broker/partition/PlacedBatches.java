@@ -28,7 +28,8 @@ final class PlacedBatches {
      * Writes the batch at its placed base offset. A tail above it that Raft never committed (another leader's
      * entries, or bytes written before a crash that never reached the Raft log) is cut first; a gap below it means
      * batches this replica should hold are missing, a StorageException. {@code replaying}: an entry of the old
-     * format, applied again after a restart, so the tail it cuts is the same batches coming back.
+     * format (the batch in the Raft log), placed as it applies: a batch already there (applied again after a
+     * restart) is kept with whatever follows it, anything else above it is cut.
      */
     void place(AppendAt at, ByteBuffer batch, int leaderEpoch, long highWatermark, boolean replaying) {
         checkBatch(at, batch);
@@ -37,6 +38,9 @@ final class PlacedBatches {
             Invariant.check(at.baseOffset() >= highWatermark, "placement at %d below the high watermark %d",
                     at.baseOffset(), highWatermark);
             if (replaying) {
+                if (holds(at, leaderEpoch)) {
+                    return;   // applied again after a restart: there already, and batches placed after it follow it
+                }
                 log.truncateTo(at.baseOffset());   // the same batches come back: segments end where they ended
             } else {
                 log.truncateUncommittedTo(at.baseOffset());
@@ -119,6 +123,19 @@ final class PlacedBatches {
             log.append(rest.duplicate().limit(rest.position() + size));
             rest.position(rest.position() + size);
         }
+    }
+
+    /** Whether the log holds this very batch at its placement (offset, CRC and leader epoch alike). */
+    private boolean holds(AppendAt at, int leaderEpoch) {
+        ByteBuffer found;
+        try {
+            found = headerAt(at);
+        } catch (PlacedBatchException e) {
+            return false;
+        }
+        return found.getLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET) == at.baseOffset()
+                && found.getInt(RecordBatchDescriptor.CRC_OFFSET) == at.crc()
+                && found.getInt(RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET) == leaderEpoch;
     }
 
     private ByteBuffer headerAt(AppendAt at) {

@@ -54,6 +54,8 @@ class EnginePartitionMachineTest {
     private final long[] openedAt = new long[4];
     private final Map<Integer, Boolean> serving = new ConcurrentHashMap<>();
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+    /** Replicas cut off from the others: frames from or to them are dropped. */
+    private final java.util.Set<Integer> cut = ConcurrentHashMap.newKeySet();
 
     @AfterEach
     void stop() {
@@ -156,9 +158,137 @@ class EnginePartitionMachineTest {
         assertTrue(failures.isEmpty(), failures.toString());
     }
 
+    @Test
+    void eachBatchIsWrittenOnceTheEngineLogKeepsOnlyItsPlacement() throws Exception {
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        for (int i = 0; i < 20; i++) {
+            appendVia(leader, 200).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(4000);
+        assertSameSegments();
+        for (int replica = 1; replica <= 3; replica++) {
+            long segmentBytes = bytesUnder(root.resolve("r" + replica).resolve("log"), ".log");
+            long engineLogBytes = bytesUnder(root.resolve("r" + replica).resolve("engine"), "");
+            assertTrue(segmentBytes > 20 * 3000, "replica " + replica + " segments: " + segmentBytes);
+            assertTrue(engineLogBytes < segmentBytes / 10, "replica " + replica + ": the engine's log holds "
+                    + engineLogBytes + " bytes beside " + segmentBytes + " of segments");
+        }
+        assertTrue(machineOf(leader).placements() >= 20, "appends were placed");
+    }
+
+    @Test
+    void afterARestartTheLeaderReadsBatchesBackFromItsSegmentForALaggingReplica() throws Exception {
+        startAll();
+        int leaderId = awaitLeader();
+        int lagging = leaderId == 3 ? 2 : 3;
+        stopReplica(lagging);
+        for (int i = 0; i < 10; i++) {
+            appendVia(engines[leaderId], 4).get(10, TimeUnit.SECONDS);
+        }
+        // Both replicas that hold the entries restart: their engine logs give them back without their batches.
+        for (int replica = 1; replica <= 3; replica++) {
+            if (replica != lagging) {
+                stopReplica(replica);
+            }
+        }
+        for (int replica = 1; replica <= 3; replica++) {
+            start(replica);
+        }
+        awaitAll(40);
+        assertEquals(0, machines[lagging].snapshotsInstalled(), "caught up by entries, not by a snapshot");
+        assertSameSegments();
+        Result next = (Result) appendVia(engines[awaitLeader()], 1).get(10, TimeUnit.SECONDS);
+        assertEquals(40L, assertInstanceOf(Result.Appended.class, next).baseOffset());
+        awaitAll(41);
+        assertSameSegments();
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    @Test
+    void appendsInFlightAroundMarkersKeepDenseOffsetsInProposalOrderOnEveryReplica() throws Exception {
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        List<CompletableFuture<Object>> proposed = new java.util.ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            proposed.add(appendVia(leader, 3));
+            if (i % 7 == 3) {   // decided only as it applies: appends go whole until it does
+                proposed.add(EngineProposals.propose(leader, GROUP, new Command.TxnMarker(500 + i, (short) 0, false,
+                        0, System.currentTimeMillis())));
+            }
+        }
+        long next = 0;
+        for (CompletableFuture<Object> future : proposed) {
+            Result.Appended appended = assertInstanceOf(Result.Appended.class, future.get(10, TimeUnit.SECONDS));
+            assertEquals(next, appended.baseOffset(), "in proposal order, nothing between");
+            next = appended.lastOffset() + 1;
+        }
+        awaitAll(next);
+        assertSameSegments();
+        long placedBefore = machineOf(leader).placements();
+        appendVia(leader, 3).get(10, TimeUnit.SECONDS);
+        assertEquals(placedBefore + 1, machineOf(leader).placements(), "placed again once the markers applied");
+        // Every replica replays the mix (placed, whole, logged whole to be written as it applied) to the same bytes.
+        for (int replica = 1; replica <= 3; replica++) {
+            stopReplica(replica);
+        }
+        for (int replica = 1; replica <= 3; replica++) {
+            start(replica);
+        }
+        awaitAll(next + 3);
+        assertSameSegments();
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    @Test
+    void aNewLeaderCutsTheOldLeadersUncommittedBatchesOnItsReturn() throws Exception {
+        startAll();
+        int oldLeader = awaitLeader();
+        for (int i = 0; i < 5; i++) {
+            appendVia(engines[oldLeader], 2).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(10);
+        // The others stop hearing it: what it proposes now is placed in its segment and never committed.
+        cut.add(oldLeader);
+        for (int i = 0; i < 5; i++) {
+            appendVia(engines[oldLeader], 7);
+        }
+        await(() -> partitions[oldLeader].logEndOffset() > 10, "uncommitted batches in the old leader's segment");
+        await(() -> serving.entrySet().stream().anyMatch(e -> e.getValue() && e.getKey() != oldLeader),
+                "a new leader");
+        int newLeader = serving.entrySet().stream().filter(e -> e.getValue() && e.getKey() != oldLeader)
+                .findFirst().orElseThrow().getKey();
+        for (int i = 0; i < 3; i++) {
+            appendVia(engines[newLeader], 1).get(10, TimeUnit.SECONDS);
+        }
+        cut.clear();
+        awaitAll(13);
+        assertSameSegments();
+        assertEquals(13L, partitions[oldLeader].logEndOffset(), "its own uncommitted batches are cut");
+    }
+
+    private EnginePartitionMachine machineOf(RaftEngine engine) {
+        for (int replica = 1; replica <= 3; replica++) {
+            if (engines[replica] == engine) {
+                return machines[replica];
+            }
+        }
+        throw new AssertionError("no such engine");
+    }
+
+    private static long bytesUnder(Path dir, String suffix) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            long bytes = 0;
+            for (Path file : files.filter(f -> Files.isRegularFile(f) && f.toString().endsWith(suffix)).toList()) {
+                bytes += Files.size(file);
+            }
+            return bytes;
+        }
+    }
+
     /** Proposes an append as the broker does: the batch as the entry's tail, not copied into one array. */
     private static CompletableFuture<Object> appendVia(RaftEngine leader, int records) {
-        return EnginePartitionMachine.propose(leader, GROUP, new Command.Append(PartitionTestBatches.plain(records),
+        return EngineProposals.propose(leader, GROUP, new Command.Append(PartitionTestBatches.plain(records),
                 System.currentTimeMillis()));
     }
 
@@ -204,7 +334,8 @@ class EnginePartitionMachineTest {
 
     private void deliver(int peer, ByteBuffer frame) {
         RaftEngine engine = engines[peer];
-        if (engine != null) {
+        int sender = frame.getInt(frame.position() + 4);
+        if (engine != null && !cut.contains(peer) && !cut.contains(sender)) {
             ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
             copy.put(frame.duplicate()).flip();
             engine.deliver(copy);
