@@ -11,6 +11,7 @@ import dev.cairn.broker.offsets.OffsetStore;
 import dev.cairn.raft.runtime.RaftEngine;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -82,6 +83,8 @@ final class EngineGroups implements Closeable {
     /** Hosted groups a sweep found out of metadata, with when it first found so; reconciler thread only. */
     private final Map<Integer, Long> orphanedSince = new HashMap<>();
 
+    private volatile GroupCopies copies;
+
     EngineGroups(int nodeId, RaftEngine engine, Closeable transport, EngineGroupIndex index,
             EngineLeaderships leaderships, Storage storage, Consumer<TopicPartition> onAppended) {
         this.nodeId = nodeId;
@@ -96,6 +99,17 @@ final class EngineGroups implements Closeable {
 
     RaftEngine engine() {
         return engine;
+    }
+
+    /** Reads of committed batches from another replica of a group, for replicas that lost some (blocking, bounded). */
+    @FunctionalInterface
+    interface GroupCopies {
+        ByteBuffer committedBatches(int group, long fromOffset, int maxBytes) throws Exception;
+    }
+
+    /** Where groups created from now on copy lost batches from (set before the first group is created). */
+    void copyGapsThrough(GroupCopies from) {
+        copies = from;
     }
 
     Hosted hosted(TopicPartition tp) {
@@ -215,6 +229,11 @@ final class EngineGroups implements Closeable {
             int group = entry.group();
             boolean preferred = newGroups && entry.voters().get(0) == nodeId + 1;
             created.add(files.open(entry, index -> compact(tp, group, index)).thenCompose(machine -> {
+                GroupCopies from = copies;
+                if (from != null) {
+                    machine.copyGapsFrom((fromOffset, maxBytes) -> from.committedBatches(group, fromOffset,
+                            maxBytes));
+                }
                 Hosted hosted = new Hosted(group, tp, machine);
                 leaderships.name(group, tp.toString());
                 byGroup.put(group, hosted);

@@ -7,6 +7,7 @@ import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.Partition;
 import dev.cairn.broker.partition.Result;
+import dev.cairn.broker.replica.GapFiller;
 import dev.cairn.broker.snapshot.PartitionSnapshots;
 import dev.cairn.broker.snapshot.SnapshotRestore;
 import dev.cairn.broker.snapshot.SnapshotStream;
@@ -55,6 +56,8 @@ final class EnginePartitionMachine implements GroupStateMachine {
     private final Runnable onAppended;
     private final LongFunction<CompletableFuture<?>> compact;
     private final EnginePlacements placements;
+    /** Copies committed batches this replica lost (a machine crash) from another replica; null until set. */
+    private volatile GapFiller gapFiller;
     private volatile Partition partition;
     private volatile StorageException offline;
     /** The snapshot the engine was told of last (it may ask for its bytes), or null. */
@@ -105,6 +108,15 @@ final class EnginePartitionMachine implements GroupStateMachine {
 
     Partition partition() {
         return partition;
+    }
+
+    /**
+     * Where this replica copies committed batches from when it finds them missing as it applies (its segment lost
+     * bytes it had not flushed, as a machine crash leaves it): it then waits on the apply thread for the copy, as
+     * a Kafka follower refetches after truncating (GapFiller's bounds).
+     */
+    void copyGapsFrom(GapFiller.LeaderCopy copy) {
+        gapFiller = new GapFiller(copy, () -> { }, () -> offline != null);
     }
 
     /** The storage failure that took this partition offline here, or null while it is healthy. */
@@ -168,7 +180,9 @@ final class EnginePartitionMachine implements GroupStateMachine {
                 EnginePlacements.placeAtApply(current, entry, at);
             }
             // A held tail: the entry came back from the engine's log after a restart; its batch is checked by CRC.
-            result = current.apply(entry.raftIndex(), (int) entry.term(), command, entry.tailHeld());
+            GapFiller filler = gapFiller;
+            result = filler == null ? current.apply(entry.raftIndex(), (int) entry.term(), command, entry.tailHeld())
+                    : filler.apply(current, entry.raftIndex(), (int) entry.term(), command, entry.tailHeld());
             lastAppliedTerm = entry.term();
         } catch (CommandFormatException e) {
             LOG.error("{}: unreadable command at raft index {}: {}", tp, entry.raftIndex(), e.getMessage());

@@ -75,6 +75,7 @@ final class EngineStart {
             EnginePartitions[] partitions = new EnginePartitions[1];
             rpc[0] = new EngineRpc(nodeId, (node, frame) -> transport.trySend(node + 1, frame),
                     new EngineLeaderSide(() -> partitions[0]), FrameCodec.FRAME_BYTES_MAX);
+            groups.copyGapsThrough(new EngineGapCopies(engine[0], engineConfig.selfId(), rpc[0]));
             String address = bind.host() + ":" + transport.port();
             partitions[0] = new EnginePartitions(nodeId, groups, leaderships, listeners, rpc[0], forwarding, address,
                     images, caughtUpImages, submit);

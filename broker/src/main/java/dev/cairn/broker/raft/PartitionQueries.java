@@ -2,6 +2,7 @@ package dev.cairn.broker.raft;
 
 import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.log.OffsetOutOfRangeException;
+import dev.cairn.broker.replica.GapFiller;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.OffsetQueries;

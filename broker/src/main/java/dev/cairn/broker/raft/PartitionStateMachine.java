@@ -2,6 +2,7 @@ package dev.cairn.broker.raft;
 
 import dev.cairn.broker.io.StorageException;
 import dev.cairn.broker.partition.Command;
+import dev.cairn.broker.replica.GapFiller;
 import dev.cairn.broker.partition.CommandCodec;
 import dev.cairn.broker.partition.CommandFormatException;
 import dev.cairn.broker.partition.Partition;
@@ -325,7 +326,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
     /** Applies the entry, filling a gap in this replica's log from the leader first where there is one. */
     private Result applyFillingGaps(LogEntryProto entry, Command command, boolean replayed) {
         return gapFiller == null ? partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed)
-                : gapFiller.apply(partition, entry, command, replayed);
+                : gapFiller.apply(partition, entry.getIndex(), (int) entry.getTerm(), command, replayed);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cairn.broker.raft;
 
+import dev.cairn.broker.replica.GapFiller;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
 import java.util.concurrent.CompletableFuture;

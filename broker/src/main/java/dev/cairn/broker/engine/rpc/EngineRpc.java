@@ -127,6 +127,19 @@ public final class EngineRpc implements AutoCloseable {
     }
 
     /**
+     * Reads committed batches of engine group {@code group} from {@code fromOffset} on broker {@code node}: whole
+     * batches (none when it has none there yet), or null when the call was refused or went unanswered.
+     */
+    public CompletableFuture<ByteBuffer> committedBatches(int node, int group, long fromOffset, int maxBytes,
+            long timeoutMs) {
+        RpcRequest request = new RpcRequest.CommittedBatches(group, fromOffset,
+                Math.min(maxBytes, EngineRpcCodec.BATCHES_BYTES_MAX));
+        return call(node, request, clampTimeout(timeoutMs), RpcResponse.class,
+                response -> response instanceof RpcResponse.Batches batches ? batches.batches() : null,
+                reason -> null, refusal -> null);
+    }
+
+    /**
      * Asks broker {@code leaderNode}, engine group {@code group}'s leader, to hand the leadership to {@code toNode}:
      * true once {@code toNode} leads, false when it did not within {@code timeoutMs} or the call went unanswered.
      */

@@ -19,9 +19,11 @@ import java.nio.charset.StandardCharsets;
  *   COMMITTED_OFFSET    (2): group i32, groupId str, requireStable u8
  *   COMMITTED_GROUPS    (3): group i32
  *   TRANSFER_LEADERSHIP (4): group i32, toNode i32, timeoutMs i32
+ *   COMMITTED_BATCHES   (5): group i32, fromOffset i64 (&gt;= 0), maxBytes i32 (1 to {@link #BATCHES_BYTES_MAX})
  * response (magic {@link #RESPONSE_MAGIC}):
  *   RESULT              (1): result (CommandCodec's format, the rest of the frame)
  *   TRANSFERRED         (2): transferred u8
+ *   BATCHES             (3): whole record batches (the rest of the frame, possibly none)
  * str      = length i32 (0 to {@link #GROUP_ID_BYTES_MAX}), UTF-8 bytes
  * u8 flags are 0 or 1; group ids and node ids are &gt;= 0; timeouts are 1 to {@link #TIMEOUT_MS_MAX}
  * </pre>
@@ -41,13 +43,17 @@ public final class EngineRpcCodec {
     public static final int TIMEOUT_MS_MAX = 300_000;
     /** The longest consumer group id a request carries, as the partition's own commands bound it. */
     public static final int GROUP_ID_BYTES_MAX = CommandCodec.STRING_BYTES_MAX;
+    /** The most bytes of batches one read asks for (an answer holds at least one whole batch, which may be more). */
+    public static final int BATCHES_BYTES_MAX = 8 * 1024 * 1024;
 
     static final byte SUBMIT = 1;
     static final byte COMMITTED_OFFSET = 2;
     static final byte COMMITTED_GROUPS = 3;
     static final byte TRANSFER_LEADERSHIP = 4;
+    static final byte COMMITTED_BATCHES = 5;
     static final byte RESULT = 1;
     static final byte TRANSFERRED = 2;
+    static final byte BATCHES = 3;
 
     private EngineRpcCodec() {
     }
@@ -96,6 +102,14 @@ public final class EngineRpcCodec {
             return header(HEADER_BYTES + 4, REQUEST_MAGIC, sender, correlationId, COMMITTED_GROUPS)
                     .putInt(read.group()).flip();
         }
+        if (request instanceof RpcRequest.CommittedBatches read) {
+            if (read.fromOffset() < 0 || read.maxBytes() < 1 || read.maxBytes() > BATCHES_BYTES_MAX) {
+                throw new IllegalArgumentException("a read of batches from " + read.fromOffset() + ", "
+                        + read.maxBytes() + " bytes");
+            }
+            return header(HEADER_BYTES + 4 + 8 + 4, REQUEST_MAGIC, sender, correlationId, COMMITTED_BATCHES)
+                    .putInt(read.group()).putLong(read.fromOffset()).putInt(read.maxBytes()).flip();
+        }
         RpcRequest.TransferLeadership transfer = (RpcRequest.TransferLeadership) request;
         checkNonNegative("target node id", transfer.toNode());
         checkTimeout(transfer.timeoutMs());
@@ -110,6 +124,11 @@ public final class EngineRpcCodec {
             ByteBuffer result = CommandCodec.encode(answered.result());
             return header(HEADER_BYTES + result.remaining(), RESPONSE_MAGIC, sender, correlationId, RESULT)
                     .put(result).flip();
+        }
+        if (response instanceof RpcResponse.Batches batches) {
+            ByteBuffer bytes = batches.batches().duplicate();
+            return header(HEADER_BYTES + bytes.remaining(), RESPONSE_MAGIC, sender, correlationId, BATCHES)
+                    .put(bytes).flip();
         }
         boolean transferred = ((RpcResponse.Transferred) response).transferred();
         return header(HEADER_BYTES + 1, RESPONSE_MAGIC, sender, correlationId, TRANSFERRED).put(flag(transferred))
@@ -158,6 +177,16 @@ public final class EngineRpcCodec {
                 int timeoutMs = timeout(in.getInt());
                 return end(in, new RpcRequest.TransferLeadership(group, toNode, timeoutMs));
             }
+            case COMMITTED_BATCHES: {
+                int group = nonNegative("group", in.getInt());
+                long fromOffset = in.getLong();
+                int maxBytes = in.getInt();
+                if (fromOffset < 0 || maxBytes < 1 || maxBytes > BATCHES_BYTES_MAX) {
+                    throw new RpcFormatException("a read of batches from " + fromOffset + ", " + maxBytes
+                            + " bytes");
+                }
+                return end(in, new RpcRequest.CommittedBatches(group, fromOffset, maxBytes));
+            }
             default:
                 throw new RpcFormatException("unknown RPC request kind " + kind);
         }
@@ -169,6 +198,8 @@ public final class EngineRpcCodec {
                 return new RpcResponse.Answered(result(in.slice()));
             case TRANSFERRED:
                 return end(in, new RpcResponse.Transferred(flag(in.get())));
+            case BATCHES:
+                return new RpcResponse.Batches(in.slice());
             default:
                 throw new RpcFormatException("unknown RPC response kind " + kind);
         }

@@ -92,6 +92,12 @@ final class LeaderRequests {
                     transfer.timeoutMs());
             return nonNull(moved, request).thenApply(done -> new RpcResponse.Transferred(Boolean.TRUE.equals(done)));
         }
+        if (request instanceof RpcRequest.CommittedBatches read) {
+            CompletableFuture<ByteBuffer> batches = leaderSide.committedBatches(read.group(), read.fromOffset(),
+                    read.maxBytes());
+            return nonNull(batches, request).thenApply(bytes -> bytes == null ? null
+                    : new RpcResponse.Batches(bytes));
+        }
         CompletableFuture<Result> result;
         if (request instanceof RpcRequest.Submit submit) {
             result = leaderSide.submit(submit.group(), submit.command(), submit.timeoutMs());

@@ -2,6 +2,7 @@ package dev.cairn.broker.engine.rpc;
 
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,6 +23,12 @@ public interface LeaderSide {
 
     /** The consumer groups with a committed offset in engine group {@code group}, read here. */
     CompletableFuture<Result> committedGroups(int group);
+
+    /**
+     * The committed batches of engine group {@code group}'s partition from {@code fromOffset}, about
+     * {@code maxBytes} (none when this replica has none there yet); any replica hosting the group may answer.
+     */
+    CompletableFuture<ByteBuffer> committedBatches(int group, long fromOffset, int maxBytes);
 
     /** Hands engine group {@code group}'s leadership to broker {@code toNode}: true once it leads, in time. */
     CompletableFuture<Boolean> transferLeadership(int group, int toNode, long timeoutMs);

@@ -23,6 +23,13 @@ public sealed interface RpcRequest {
     record CommittedGroups(int group) implements RpcRequest {
     }
 
+    /**
+     * The committed batches of the group's partition from {@code fromOffset}, whole, about {@code maxBytes}: what a
+     * replica that lost batches it had not flushed copies back (any replica holding them may answer).
+     */
+    record CommittedBatches(int group, long fromOffset, int maxBytes) implements RpcRequest {
+    }
+
     /** Hand the group's leadership to broker {@code toNode}; true once it leads, within {@code timeoutMs}. */
     record TransferLeadership(int group, int toNode, int timeoutMs) implements RpcRequest {
     }

@@ -40,7 +40,9 @@ class EngineRpcCodecTest {
                 new RpcRequest.CommittedOffset(9, "group-ü", true),
                 new RpcRequest.CommittedOffset(9, "", false),
                 new RpcRequest.CommittedGroups(11),
-                new RpcRequest.TransferLeadership(12, 2, 5_000))) {
+                new RpcRequest.TransferLeadership(12, 2, 5_000),
+                new RpcRequest.CommittedBatches(13, 0, 1),
+                new RpcRequest.CommittedBatches(13, Long.MAX_VALUE, EngineRpcCodec.BATCHES_BYTES_MAX))) {
             RpcFrame decoded = EngineRpcCodec.decode(EngineRpcCodec.encodeRequest(1, -5L, sent));
             assertEquals(new RpcFrame.Request(1, -5L, sent), decoded);
         }
@@ -58,7 +60,9 @@ class EngineRpcCodecTest {
                 new RpcResponse.Answered(new Result.TxnAnswer(ErrorCode.NONE, 5L, (short) 1, "ok")),
                 new RpcResponse.Answered(Result.OFFSET_COMMITTED),
                 new RpcResponse.Transferred(true),
-                new RpcResponse.Transferred(false))) {
+                new RpcResponse.Transferred(false),
+                new RpcResponse.Batches(ByteBuffer.wrap(new byte[] {1, 2, 3})),
+                new RpcResponse.Batches(ByteBuffer.allocate(0)))) {
             RpcFrame decoded = EngineRpcCodec.decode(EngineRpcCodec.encodeResponse(2, 77L, sent));
             assertEquals(new RpcFrame.Response(2, 77L, sent), decoded);
         }
@@ -86,7 +90,11 @@ class EngineRpcCodecTest {
                 ByteBuffer.allocate(EngineRpcCodec.HEADER_BYTES - 1).putInt(0, EngineRpcCodec.REQUEST_MAGIC),
                 withInt(copy(transfer), 0, ENGINE_MAGIC),
                 withByte(copy(transfer), 16, (byte) 9),
-                withByte(EngineRpcCodec.encodeResponse(1, 1, new RpcResponse.Transferred(true)), 16, (byte) 3),
+                withByte(EngineRpcCodec.encodeResponse(1, 1, new RpcResponse.Transferred(true)), 16, (byte) 9),
+                withLong(EngineRpcCodec.encodeRequest(1, 1, new RpcRequest.CommittedBatches(1, 5, 10)), 21, -1),
+                withInt(EngineRpcCodec.encodeRequest(1, 1, new RpcRequest.CommittedBatches(1, 5, 10)), 29, 0),
+                withInt(EngineRpcCodec.encodeRequest(1, 1, new RpcRequest.CommittedBatches(1, 5, 10)), 29,
+                        EngineRpcCodec.BATCHES_BYTES_MAX + 1),
                 withInt(copy(transfer), 4, -1),
                 withInt(copy(transfer), 17, -1),
                 withInt(copy(transfer), 21, -2),
@@ -123,6 +131,11 @@ class EngineRpcCodecTest {
 
     private static ByteBuffer copy(ByteBuffer frame) {
         return ByteBuffer.allocate(frame.remaining()).put(frame.duplicate()).flip();
+    }
+
+    private static ByteBuffer withLong(ByteBuffer frame, int at, long value) {
+        frame.putLong(at, value);
+        return frame;
     }
 
     private static ByteBuffer withInt(ByteBuffer frame, int at, int value) {

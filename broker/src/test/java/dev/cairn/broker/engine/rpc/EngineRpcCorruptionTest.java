@@ -159,6 +159,12 @@ class EngineRpcCorruptionTest {
         }
 
         @Override
+        public CompletableFuture<java.nio.ByteBuffer> committedBatches(int group, long fromOffset, int maxBytes) {
+            calls.incrementAndGet();
+            return CompletableFuture.completedFuture(java.nio.ByteBuffer.allocate(0));
+        }
+
+        @Override
         public CompletableFuture<Boolean> transferLeadership(int group, int toNode, long timeoutMs) {
             calls.incrementAndGet();
             return CompletableFuture.completedFuture(true);

@@ -118,8 +118,10 @@ class EngineRpcTest {
         assertEquals(listed, await(requester.committedGroups(2, 9, 5_000)));
         leader.transferred = CompletableFuture.completedFuture(true);
         assertTrue(await(requester.transferLeadership(2, 10, 1, 4_000)));
+        assertEquals(ByteBuffer.wrap(new byte[] {11, 1, 2}), await(requester.committedBatches(2, 11, 500, 4096,
+                4_000)));
         assertEquals(List.of("submit 7 5000", "committedOffset 8 group-ü true", "committedGroups 9",
-                "transfer 10 1 4000"), leader.calls);
+                "transfer 10 1 4000", "batches 11 500 4096"), leader.calls);
         assertEquals(0, requester.outstandingCalls());
     }
 
@@ -313,6 +315,15 @@ class EngineRpcTest {
         @Override
         public CompletableFuture<Result> committedGroups(int group) {
             return answer("committedGroups " + group);
+        }
+
+        @Override
+        public CompletableFuture<ByteBuffer> committedBatches(int group, long fromOffset, int maxBytes) {
+            calls.add("batches " + group + " " + fromOffset + " " + maxBytes);
+            if (throwing) {
+                throw new IllegalStateException("leader side failed");
+            }
+            return CompletableFuture.completedFuture(ByteBuffer.wrap(new byte[] {(byte) group, 1, 2}));
         }
 
         @Override

@@ -1,4 +1,4 @@
-package dev.cairn.broker.raft;
+package dev.cairn.broker.replica;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -21,7 +21,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,10 +51,6 @@ class GapFillerTest {
                 header.lastOffsetDelta(), -1, (short) -1, -1, -1, header.maxTimestamp());
     }
 
-    private static LogEntryProto entry(long index) {
-        return LogEntryProto.newBuilder().setIndex(index).setTerm(1).build();
-    }
-
     @Test
     void copiesThatBringNothingArePacedAndTheGapClosesOnceTheLeaderHasTheBatches() {
         Partition follower = followerWithAGap();
@@ -67,7 +62,7 @@ class GapFillerTest {
             return copies.removeFirst().duplicate();
         }, () -> { }, () -> false, pacing);
 
-        Result result = filler.apply(follower, entry(2), placement(missing), false);
+        Result result = filler.apply(follower, 2, 1, placement(missing), false);
 
         assertInstanceOf(Result.Appended.class, result);
         assertEquals(6, follower.highWatermark());
@@ -87,7 +82,7 @@ class GapFillerTest {
         }, () -> { }, () -> false, pacing);
 
         PlacedBatchException gap = assertThrows(PlacedBatchException.class,
-                () -> filler.apply(follower, entry(2), placement(missing), false));
+                () -> filler.apply(follower, 2, 1, placement(missing), false));
 
         assertEquals(3, gap.missingFrom());
         assertEquals(GapFiller.STALL_MAX_MS / GapFiller.BACKOFF_MS, copies[0], "one copy a pause apart");
@@ -107,7 +102,7 @@ class GapFillerTest {
         }, () -> { }, () -> offline[0], pacing);
 
         PlacedBatchException gap = assertThrows(PlacedBatchException.class,
-                () -> filler.apply(follower, entry(2), placement(missing), false));
+                () -> filler.apply(follower, 2, 1, placement(missing), false));
 
         assertEquals(3, gap.missingFrom());
         assertEquals(1, copies[0], "no copy after the partition went offline");
@@ -134,7 +129,7 @@ class GapFillerTest {
                 () -> false, pacing);
         AppendAt wholeRange = new AppendAt(3, 5_000L, head.remaining(), 0, 2, -1, (short) -1, -1, -1, 1_000L);
 
-        filler.apply(follower, entry(2), wholeRange, false);
+        filler.apply(follower, 2, 1, wholeRange, false);
 
         assertTrue(pacing.nowMs > GapFiller.STALL_MAX_MS, "longer than the limit in all, but never that long idle");
         assertEquals(6, follower.logEndOffset());

@@ -1,4 +1,4 @@
-package dev.cairn.broker.raft;
+package dev.cairn.broker.replica;
 
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,24 +22,24 @@ import org.slf4j.LoggerFactory;
  * {@link #BACKOFF_MS}. The filler gives up once {@link #STALL_MAX_MS} pass without the log growing: the gap stays
  * and the partition goes offline on this replica.
  */
-final class GapFiller {
+public final class GapFiller {
     private static final Logger LOG = LoggerFactory.getLogger(GapFiller.class);
     /** Pause after a copy that did not grow the log. */
-    static final long BACKOFF_MS = 1_000;
+    public static final long BACKOFF_MS = 1_000;
     /** Time without any copied byte after which the gap is final on this replica. */
-    static final long STALL_MAX_MS = 120_000;
+    public static final long STALL_MAX_MS = 120_000;
     /** Bytes of batches one copy from the leader carries at most (at least one whole batch). */
-    static final int BYTES_MAX = 4 << 20;
+    public static final int BYTES_MAX = 4 << 20;
 
     /** Copies of the leader's committed batches. */
     @FunctionalInterface
-    interface LeaderCopy {
+    public interface LeaderCopy {
         /** The leader's committed batches from {@code fromOffset}, whole, about {@code maxBytes}; blocks, bounded. */
         ByteBuffer committedBatches(long fromOffset, int maxBytes) throws Exception;
     }
 
     /** How the filler waits and reads time; tests replace it. */
-    interface Pacing {
+    public interface Pacing {
         Pacing REAL = new Pacing() {
             @Override
             public long nowMs() {
@@ -67,11 +66,11 @@ final class GapFiller {
      * @param onFilled runs after each copy into the log (writes waiting for the gap may go on)
      * @param abandoned true once the partition went offline on this replica meanwhile: the filler stops
      */
-    GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned) {
+    public GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned) {
         this(leaderCopy, onFilled, abandoned, Pacing.REAL);
     }
 
-    GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned, Pacing pacing) {
+    public GapFiller(LeaderCopy leaderCopy, Runnable onFilled, BooleanSupplier abandoned, Pacing pacing) {
         this.leaderCopy = leaderCopy;
         this.onFilled = onFilled;
         this.abandoned = abandoned;
@@ -79,11 +78,11 @@ final class GapFiller {
     }
 
     /** {@link Partition#apply}, filling the gaps it reports from the leader's copy until it succeeds or gives up. */
-    Result apply(Partition partition, LogEntryProto entry, Command command, boolean replayed) {
+    public Result apply(Partition partition, long raftIndex, int term, Command command, boolean replayed) {
         long lastGrowthMs = -1;
         for (int attempt = 1; ; attempt++) {
             try {
-                return partition.apply(entry.getIndex(), (int) entry.getTerm(), command, replayed);
+                return partition.apply(raftIndex, term, command, replayed);
             } catch (PlacedBatchException gap) {
                 if (gap.missingFrom() < 0 || abandoned.getAsBoolean()) {
                     throw gap;
