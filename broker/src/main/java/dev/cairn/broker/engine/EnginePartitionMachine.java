@@ -235,15 +235,6 @@ final class EnginePartitionMachine implements GroupStateMachine {
     }
 
     @Override
-    public void syncAppended() {
-        try {
-            partition.flush();
-        } catch (RuntimeException e) {
-            goOffline(e, "forcing placed batches to disk");
-        }
-    }
-
-    @Override
     public ByteBuffer readTail(Entry entry) {
         try {
             return placements.readTail(entry);

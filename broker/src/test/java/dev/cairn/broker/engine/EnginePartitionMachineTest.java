@@ -56,6 +56,8 @@ class EnginePartitionMachineTest {
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
     /** Replicas cut off from the others: frames from or to them are dropped. */
     private final java.util.Set<Integer> cut = ConcurrentHashMap.newKeySet();
+    /** Whether the engines fsync their logs before entries count as stored (log.flush.interval.messages=1). */
+    private boolean fsync;
 
     @AfterEach
     void stop() {
@@ -175,6 +177,28 @@ class EnginePartitionMachineTest {
                     + engineLogBytes + " bytes beside " + segmentBytes + " of segments");
         }
         assertTrue(machineOf(leader).placements() >= 20, "appends were placed");
+    }
+
+    @Test
+    void withFsyncBatchesStayInTheEngineLogForGroupCommitAndAreWrittenAsTheyApply() throws Exception {
+        fsync = true;
+        startAll();
+        RaftEngine leader = engines[awaitLeader()];
+        for (int i = 0; i < 10; i++) {
+            appendVia(leader, 200).get(10, TimeUnit.SECONDS);
+        }
+        awaitAll(2000);
+        assertSameSegments();
+        long segmentBytes = bytesUnder(root.resolve("r1").resolve("log"), ".log");
+        assertTrue(bytesUnder(root.resolve("r1").resolve("engine"), "") > segmentBytes,
+                "the engine's log holds the batches, fsynced once per turn");
+        int restarted = leader == engines[3] ? 2 : 3;
+        stopReplica(restarted);
+        start(restarted);
+        appendVia(engines[awaitLeader()], 5).get(10, TimeUnit.SECONDS);
+        awaitAll(2005);
+        assertSameSegments();
+        assertTrue(failures.isEmpty(), failures.toString());
     }
 
     @Test
@@ -307,7 +331,7 @@ class EnginePartitionMachineTest {
                 index -> engines[replica].compact(GROUP, index));
         RaftConfig raft = new RaftConfig(10, 1, 20, RaftConfig.APPEND_BYTES_MAX_DEFAULT,
                 RaftConfig.INFLIGHT_APPENDS_MAX_DEFAULT, RaftConfig.UNCOMMITTED_ENTRIES_MAX_DEFAULT);
-        EngineConfig config = new EngineConfig(replica, 1, 20, raft, false, 300, 50,
+        EngineConfig config = new EngineConfig(replica, 1, 20, raft, fsync, 300, 50,
                 EngineConfig.LOOP_QUEUE_MAX_DEFAULT, 16, 1);
         RaftEngine engine = RaftEngine.start(config, dir.resolve("engine"), this::deliver,
                 (group, leader, term, isServing) -> serving.put(replica, isServing && leader == replica),

@@ -24,7 +24,7 @@ import java.util.List;
  * stores the tail of each entry itself, so that a payload is written once per replica: on the leader it decides, as
  * a proposal enters the log, what the entry carries ({@link #onPropose}: say a placement header as the head and the
  * payload as the tail); on every replica it writes the tails of new entries before the engine logs their heads
- * ({@link #onAppend}), and forces them with the log's sync when the engine fsyncs ({@link #syncAppended}); and it
+ * ({@link #onAppend}); and it
  * reads a tail back ({@link #readTail}) when the engine must send an entry whose tail it no longer has in memory
  * (after a restart). Only entries with a tail are affected; the others are logged whole as before.
  */
@@ -83,10 +83,6 @@ public interface GroupStateMachine {
      */
     default BitSet onAppend(List<Entry> entries) {
         return null;
-    }
-
-    /** Forces what {@link #onAppend} wrote since the last call to the device (the engine fsyncs its log next). */
-    default void syncAppended() {
     }
 
     /**

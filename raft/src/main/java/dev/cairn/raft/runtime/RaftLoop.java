@@ -390,12 +390,11 @@ final class RaftLoop implements Runnable {
             replica.snapshotIndex = ready.snapshot().raftIndex();
             replica.appliedIndex = Math.max(replica.appliedIndex, ready.snapshot().raftIndex());
         }
+        // With fsync on, tails stay in the loop's log: one fsync per turn covers every group (group commit), where
+        // tails stored by each machine would need a force per group. The machines then store them as they apply.
         BitSet tailsHeld = null;
-        if (replica.machine.holdsTails() && !ready.entries().isEmpty()) {
+        if (!config.fsync() && replica.machine.holdsTails() && !ready.entries().isEmpty()) {
             tailsHeld = replica.machine.onAppend(ready.entries());
-            if (tailsHeld != null && !tailsHeld.isEmpty() && config.fsync()) {
-                replica.machine.syncAppended();   // the tails are durable before the log says their entries are
-            }
         }
         log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
