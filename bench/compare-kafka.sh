@@ -18,6 +18,10 @@
 #
 # ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
 #
+# TOOL=perf runs Kafka's own ProducerPerformance (kafka-producer-perf-test: org.apache.kafka:kafka-tools, its
+# producer at its defaults, --throughput -1) instead of ClientBench, produce only, and prints its p50 and p99
+# latency in place of the consume columns.
+#
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates) into bench-work/ (git-ignored) on first use.
 # FSYNC=1 makes both fsync before they acknowledge: log.flush.interval.messages=1 on each broker (Kafka: flush
 # after every message; Cairn: each acknowledgement waits for the segment's fsync on a majority).
@@ -36,6 +40,7 @@ tls="${TLS:-0}"
 fsync="${FSYNC:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
 engine="${ENGINE:-ratis}"
+tool="${TOOL:-clientbench}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
@@ -43,6 +48,7 @@ mkdir -p "$work"
 # shellcheck source=bench/lib.sh
 . "$here/bench/lib.sh"
 fetch_kafka
+[ "$tool" = perf ] && fetch_kafka_tools
 "$here/cairn" version >/dev/null   # builds the broker jar when needed
 
 pids=()
@@ -113,6 +119,17 @@ pids+=($!)
 wait_for_log "$work/cairn.log" " started: node.id=" 90
 
 run() {   # target port round
+  if [ "$tool" = perf ]; then
+    # "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P ms 50th, ..., Q ms 99th, ..."
+    java -cp "$work/kafka-libs/*:$work/kafka-tools/*" org.apache.kafka.tools.ProducerPerformance \
+      --bootstrap-server "127.0.0.1:$2" --topic "bench-$3-$1" --num-records "$records" --record-size "$record_bytes" \
+      --throughput -1 ${client_props[@]:+--producer.config "${client_props[0]}"} 2>>"$work/clients.log" | tail -1 \
+      | awk -v t="$1" -v n="$records" -v b="$record_bytes" -F'[ (,]+' \
+        '{ for (i = 1; i <= NF; i++) { if ($i == "records/sec") r = $(i - 1); if ($i == "MB/sec)") m = $(i - 1);
+             if ($i == "50th") p50 = $(i - 2); if ($i == "99th") p99 = $(i - 2) }
+           print t "," n "," b "," r "," m "," p50 "," p99 }'
+    return
+  fi
   java -cp "$work/kafka-libs/*" "$here/bench/kafka-compare/ClientBench.java" "$1" "127.0.0.1:$2" \
     "bench-$3-$1" "$records" "$record_bytes" "$partitions" "${client_props[@]}" 2>>"$work/clients.log" | tail -1
 }
@@ -122,8 +139,12 @@ for round in $(seq 1 "$warmup"); do
 done
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 results="$work/results.csv"
-echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec" \
-  > "$results"
+if [ "$tool" = perf ]; then
+  echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,p50Ms,p99Ms" > "$results"
+else
+  echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec" \
+    > "$results"
+fi
 run cairn $cairn_port 1 >> "$results"
 run kafka $kafka_port 1 >> "$results"
 run kafka $kafka_port 2 >> "$results"
@@ -132,14 +153,17 @@ run cairn $cairn_port 2 >> "$results"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol," \
   "$warmup warm-up round(s) per broker not counted; Cairn on raft.engine=$engine;" \
+  "$([ "$tool" = perf ] && echo "Kafka's ProducerPerformance (produce only);" || echo "ClientBench;")" \
   "$([ "$fsync" = 1 ] && echo "both fsync before acknowledging (log.flush.interval.messages=1)" \
     || echo "both at their default durability (no fsync before acknowledging)");" \
   "$([ "$tls" = 1 ] && echo "(Cairn's ssl.engine=$ssl_engine, Kafka's JDK engine);")" \
   "load average before: $load_before"
 column -s, -t < "$results"
-awk -F, 'NR>1 { n[$1]++; for (i = 4; i <= 7; i++) s[$1, i] += $i }
+names="produce records/s,produce MB/s,consume records/s,consume MB/s"
+[ "$tool" = perf ] && names="produce records/s,produce MB/s,p50 latency ms,p99 latency ms"
+awk -F, -v names="$names" 'NR>1 { n[$1]++; for (i = 4; i <= 7; i++) s[$1, i] += $i }
   END {
-    split("produce records/s,produce MB/s,consume records/s,consume MB/s", name, ",")
+    split(names, name, ",")
     printf "\n%-20s %12s %12s %8s\n", "metric", "cairn", "kafka", "ratio"
     for (i = 4; i <= 7; i++) {
       c = s["cairn", i] / n["cairn"]; k = s["kafka", i] / n["kafka"]

@@ -10,6 +10,14 @@ fetch_kafka() {
   fi
 }
 
+fetch_kafka_tools() {   # Kafka's command-line tools (ProducerPerformance), beside the libraries fetch_kafka gets
+  if [ -z "$(ls -A "$work/kafka-tools" 2>/dev/null)" ]; then
+    echo "bench: fetching org.apache.kafka:kafka-tools:4.4.0 from Maven Central into $work/kafka-tools" >&2
+    mvn -B -q -ntp dependency:copy -Dartifact=org.apache.kafka:kafka-tools:4.4.0 \
+      -DoutputDirectory="$work/kafka-tools" >&2
+  fi
+}
+
 wait_for_port() {   # port seconds
   for _ in $(seq 1 $(( $2 * 2 ))); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.5; done
   echo "bench: nothing listens on 127.0.0.1:$1 after $2 s" >&2; return 1

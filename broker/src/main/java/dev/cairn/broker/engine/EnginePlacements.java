@@ -135,7 +135,7 @@ final class EnginePlacements {
             if (!(decode(entry) instanceof Command.AppendAt at)) {
                 throw new IllegalStateException(tp + ": entry " + entry.raftIndex() + " has a tail but no placement");
             }
-            if (current.placeIfReached(at, entry.tail(), (int) entry.term())) {
+            if (current.placements().placeIfReached(at, entry.tail(), (int) entry.term())) {
                 stored = stored == null ? new BitSet(entries.size()) : stored;
                 stored.set(i);
             }
@@ -149,7 +149,7 @@ final class EnginePlacements {
      */
     static void placeAtApply(Partition partition, Entry entry, Command.AppendAt at) {
         if (!entry.tailHeld() && entry.tail().hasRemaining() && partition.logEndOffset() <= at.baseOffset()) {
-            partition.place(at, entry.tail(), (int) entry.term());
+            partition.placements().place(at, entry.tail(), (int) entry.term());
         }
     }
 
@@ -158,7 +158,7 @@ final class EnginePlacements {
         if (!(decode(entry) instanceof Command.AppendAt at)) {
             throw new IllegalStateException(tp + ": entry " + entry.raftIndex() + " holds a tail but no placement");
         }
-        return partition.get().readPlaced(at);
+        return partition.get().placements().readPlaced(at);
     }
 
     /**

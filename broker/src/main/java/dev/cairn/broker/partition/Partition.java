@@ -42,6 +42,7 @@ public final class Partition {
     private final PartitionCompaction compaction;
     private final TopicConfigState configs;
     private final PlacedBatches placed;
+    private final PartitionPlacements placements;
     /** Guards log, producer state, high watermark: placements (Raft's append path) race the apply thread. */
     private final Object writeLock = new Object();
     private volatile long appliedRaftIndex;
@@ -67,6 +68,7 @@ public final class Partition {
         this.configs = new TopicConfigState(log, brokerLogConfig, initialTopicConfigs);
         this.compaction = new PartitionCompaction(log, transactions, verifications);
         this.placed = new PlacedBatches(log);
+        this.placements = new PartitionPlacements(writeLock, log, placed, this::highWatermark);
     }
 
     public String topic() {
@@ -173,40 +175,9 @@ public final class Partition {
 
     // ---------------------------------------------------------------- placed batches (Raft's append path)
 
-    /** Writes a batch the leader placed, as its Raft entry is appended on this replica (any thread, log order). */
-    public void place(AppendAt at, ByteBuffer batch, int leaderEpoch) {
-        synchronized (writeLock) {
-            log.claimWriter();
-            placed.place(at, batch, leaderEpoch, highWatermark, false);
-        }
-    }
-
-    /**
-     * As {@link #place}, when the log reaches the placement (it ends at or beyond its base offset); false, writing
-     * nothing, when batches before it are still to come (entries that write their batch as they apply).
-     */
-    public boolean placeIfReached(AppendAt at, ByteBuffer batch, int leaderEpoch) {
-        synchronized (writeLock) {
-            if (log.logEndOffset() < at.baseOffset()) {
-                return false;
-            }
-            log.claimWriter();
-            placed.place(at, batch, leaderEpoch, highWatermark, false);
-            return true;
-        }
-    }
-
-    /** Fills a gap in the committed log from {@code fromOffset} with the leader's batches (PlacedBatchException). */
-    public void fill(long fromOffset, ByteBuffer batches) {
-        synchronized (writeLock) {
-            log.claimWriter();
-            placed.fill(fromOffset, batches, highWatermark);
-        }
-    }
-
-    /** A placed batch as the log holds it, for a follower whose entries left Raft's cache; any thread. */
-    public ByteBuffer readPlaced(AppendAt at) {
-        return placed.read(at);
+    /** Writes of batches the leader placed, as their Raft entries are appended here, and reads of them back. */
+    public PartitionPlacements placements() {
+        return placements;
     }
 
     /** Forces the log to disk (before Raft acknowledges, when every acknowledged write is fsynced). */

@@ -3,6 +3,7 @@ package dev.cairn.broker.raft;
 import dev.cairn.broker.replica.GapFiller;
 import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Partition;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -186,7 +187,7 @@ final class PlacedBatchData implements StateMachine.DataApi {
                     + " is not written");
         }
         try {
-            p.place(at, WriteOncePath.dataOf(entry), (int) entry.getTerm());
+            p.placements().place(at, WriteOncePath.dataOf(entry), (int) entry.getTerm());
         } catch (RuntimeException e) {
             LOG.error("{}: writing the batch of Raft entry {} failed", p, entry.getIndex(), e);
             throw e;
@@ -199,7 +200,8 @@ final class PlacedBatchData implements StateMachine.DataApi {
         Partition p = partition.get();
         try {
             if (p != null && WriteOncePath.decode(entry.getStateMachineLogEntry()) instanceof Command.AppendAt at) {
-                return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(p.readPlaced(at)));
+                ByteBuffer batch = p.placements().readPlaced(at);
+                return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(batch));
             }
             return CompletableFuture.failedFuture(new ReadBackException("Raft entry " + entry.getIndex()
                     + " of " + p + " has no batch to read", null));

@@ -115,7 +115,7 @@ public final class GapFiller {
             LOG.debug("{}: copy from the leader failed (attempt {}): {}", partition, attempt, e.toString());
             return;
         }
-        partition.fill(fromOffset, batches);
+        partition.placements().fill(fromOffset, batches);
         onFilled.run();
     }
 }

@@ -72,7 +72,7 @@ class PartitionTransactionsTest {
             nextOffset = at.lastOffset() + 1;
             // Through the codec, as the Raft log carries it.
             at = (AppendAt) CommandCodec.decodeCommand(PlacementCodec.encode(at));
-            partition.place(at, batch.duplicate(), 1);
+            partition.placements().place(at, batch.duplicate(), 1);
             return partition.apply(++raftIndex, 1, at);
         }
         return partition.apply(++raftIndex, 1, placement);

@@ -41,7 +41,7 @@ class PartitionWriteOnceTest {
     private static AppendAt place(Partition partition, long baseOffset, ByteBuffer batch, int term) {
         AppendAt at = (AppendAt) AppendPlanner.decide(new Command.Append(batch.duplicate(), 5_000L),
                 new ProducerStateTable(), baseOffset, new RecordBatch());
-        partition.place(at, batch.duplicate(), term);
+        partition.placements().place(at, batch.duplicate(), term);
         return at;
     }
 
@@ -52,7 +52,7 @@ class PartitionWriteOnceTest {
         AppendAt second = place(partition, 3, batch(2), 2);
         assertEquals(0, partition.highWatermark());
         assertTrue(partition.read(0, Integer.MAX_VALUE).isEmpty(), "nothing is committed yet");
-        assertEquals(first.sizeBytes(), partition.readPlaced(first).remaining(), "a follower can be sent it");
+        assertEquals(first.sizeBytes(), partition.placements().readPlaced(first).remaining(), "a follower can be sent it");
 
         Result.Appended appended = assertInstanceOf(Result.Appended.class, partition.apply(1, 2, first));
         assertEquals(0, appended.baseOffset());
@@ -61,7 +61,7 @@ class PartitionWriteOnceTest {
         assertEquals(3, visible.nextOffset(), "readers stop at the high watermark");
         partition.apply(2, 2, second);
         assertEquals(5, partition.highWatermark());
-        assertEquals(2, RecordBatch.of(partition.readPlaced(second)).partitionLeaderEpoch(), "the entry's term");
+        assertEquals(2, RecordBatch.of(partition.placements().readPlaced(second)).partitionLeaderEpoch(), "the entry's term");
     }
 
     @Test
@@ -74,7 +74,7 @@ class PartitionWriteOnceTest {
         partition.apply(2, 3, replacement);
         assertEquals(5, partition.highWatermark());
         assertEquals(5, partition.read(3, Integer.MAX_VALUE).nextOffset());
-        assertEquals(3, RecordBatch.of(partition.readPlaced(replacement)).partitionLeaderEpoch());
+        assertEquals(3, RecordBatch.of(partition.placements().readPlaced(replacement)).partitionLeaderEpoch());
         assertThrows(PlacedBatchException.class, () -> place(partition, 9, batch(1), 3),
                 "a placement beyond the log end would leave a gap");
     }

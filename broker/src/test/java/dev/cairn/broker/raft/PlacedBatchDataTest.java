@@ -68,7 +68,7 @@ class PlacedBatchDataTest {
         assertFalse(waiting.isDone());
         assertFalse(behind.isDone(), "a later write goes after the waiting one");
 
-        partition.fill(0, gap.duplicate());     // as the gap filler copies committed batches from the leader
+        partition.placements().fill(0, gap.duplicate());     // as the gap filler copies committed batches from the leader
         data.logGrew();
 
         behind.get(10, TimeUnit.SECONDS);
@@ -96,7 +96,7 @@ class PlacedBatchDataTest {
     @Test
     void theLooksAtAWaitingWriteEndWhenItGoesOn() throws Exception {
         CompletableFuture<?> waiting = data.write(entry(2, TestBatches.batch(3, 2, 1_000L, 100, 2)), null);
-        partition.fill(0, TestBatches.batch(0, 3, 1_000L, 100, 1));
+        partition.placements().fill(0, TestBatches.batch(0, 3, 1_000L, 100, 1));
         data.logGrew();
         waiting.get(10, TimeUnit.SECONDS);
 

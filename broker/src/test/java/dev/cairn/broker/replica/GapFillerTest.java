@@ -39,7 +39,7 @@ class GapFillerTest {
         Partition partition = new Partition("orders", 0, Log.open(io, DIR, LogConfig.defaults()),
                 new InMemoryOffsetStore(io));
         ByteBuffer first = TestBatches.batch(0, 3, 1_000L, 100, 1);
-        partition.place(placement(first), first.duplicate(), 1);
+        partition.placements().place(placement(first), first.duplicate(), 1);
         partition.apply(1, 1, placement(first));
         assertEquals(3, partition.logEndOffset());
         return partition;

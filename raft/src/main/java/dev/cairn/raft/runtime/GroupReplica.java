@@ -3,9 +3,11 @@ package dev.cairn.raft.runtime;
 import dev.cairn.raft.Entry;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
+import dev.cairn.raft.Ready;
 import dev.cairn.raft.Role;
 import dev.cairn.raft.SnapshotMeta;
 import java.nio.ByteBuffer;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +136,30 @@ final class GroupReplica {
         // No leader hint: this may run on an apply thread, which must not touch the core.
         return new ProposalRefusedException(ProposalRefusedException.Reason.REPLACED, RaftNode.NONE,
                 "group " + group + ": entry " + raftIndex + " was replaced by a later leader's");
+    }
+
+    /**
+     * Adds what a Ready asks to persist to the loop's log batch (loop thread): a restored snapshot first, on the
+     * machine too. {@code storeTails}: a machine that holds tails stores them now (the loop does not fsync: with
+     * fsync on, tails stay in the loop's log, where one fsync per turn covers every group, and the machines store
+     * them as they apply, rather than forcing a segment per group).
+     */
+    void persist(Ready ready, LoopLog log, boolean storeTails) {
+        if (ready.snapshot() != null) {
+            if (lane != null) {
+                // A restore replaces the machine's state: no apply of an older entry may run beside it or after it.
+                lane.awaitIdle();
+            }
+            machine.finishRestore(ready.snapshot());
+            log.appendSnapshot(group, ready.snapshot());
+            snapshotIndex = ready.snapshot().raftIndex();
+            appliedIndex = Math.max(appliedIndex, ready.snapshot().raftIndex());
+        }
+        BitSet tailsHeld = null;
+        if (storeTails && machine.holdsTails() && !ready.entries().isEmpty()) {
+            tailsHeld = machine.onAppend(ready.entries());
+        }
+        log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
 
     /** Drops the core's entries through {@code raftIndex}, which the machine holds a snapshot of; its meta. */

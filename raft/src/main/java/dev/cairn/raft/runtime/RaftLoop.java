@@ -7,7 +7,6 @@ import dev.cairn.raft.Ready;
 import dev.cairn.raft.storage.RaftWal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -338,7 +337,7 @@ final class RaftLoop implements Runnable {
                 replica.dirty = false;
                 if (groups.get(replica.group) == replica && replica.node.hasReady()) {
                     Ready next = replica.node.ready();
-                    persist(replica, next);
+                    replica.persist(next, log, !config.fsync());
                     ready.add(replica);
                     readies.add(next);
                 }
@@ -375,28 +374,6 @@ final class RaftLoop implements Runnable {
                 markDirty(replica);
             }
         }
-    }
-
-    /** Adds what the Ready asks to persist to the loop's log batch: a restored snapshot first, on the machine too. */
-    private void persist(GroupReplica replica, Ready ready) {
-        int group = replica.group;
-        if (ready.snapshot() != null) {
-            if (replica.lane != null) {
-                // A restore replaces the machine's state: no apply of an older entry may run beside it or after it.
-                replica.lane.awaitIdle();
-            }
-            replica.machine.finishRestore(ready.snapshot());
-            log.appendSnapshot(group, ready.snapshot());
-            replica.snapshotIndex = ready.snapshot().raftIndex();
-            replica.appliedIndex = Math.max(replica.appliedIndex, ready.snapshot().raftIndex());
-        }
-        // With fsync on, tails stay in the loop's log: one fsync per turn covers every group (group commit), where
-        // tails stored by each machine would need a force per group. The machines then store them as they apply.
-        BitSet tailsHeld = null;
-        if (!config.fsync() && replica.machine.holdsTails() && !ready.entries().isEmpty()) {
-            tailsHeld = replica.machine.onAppend(ready.entries());
-        }
-        log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
 
     private void failAll(ProposalRefusedException.Reason reason, String why) {

@@ -28,22 +28,13 @@ import java.util.zip.CRC32C;
  * record
  *   0  int    length of what follows the CRC (type and body), at most {@link #RECORD_BYTES_MAX}
  *   4  int    CRC32C of those bytes
- *   8  byte   type: 1 hard state, 2 entry, 3 snapshot, 4 removal, 5 snapshot replacing the log,
- *                   6 entry whose tail the state machine holds, 7 entry kept whole with its head apart
+ *   8  byte   type: 1 hard state, 2/6/7 entry, 3 snapshot, 4 removal, 5 snapshot replacing the log
  *   9  int    group
  *  13  body   hard state: long term, int votedFor, long commitIndex (20 bytes)
- *             entry:      long term, long raftIndex, int dataLength, data
- *             entry, tail held: long term, long raftIndex, int tailLength, head (the rest of the record)
- *             entry, head apart: long term, long raftIndex, int headLength, head then tail (the rest)
+ *             entry:      long term, long raftIndex, int length, bytes (WalEntryRecords)
  *             snapshot:   long raftIndex, long term (16 bytes), for types 3 and 5
  *             removal:    nothing
  * </pre>
- *
- * A type 6 record keeps an entry's head only: its state machine stores the tail itself (a produced batch, written
- * into the partition's segment as the entry is appended), so the payload is written once. Replay gives such an
- * entry back with its tail held ({@code Entry.withHeldTail}); the runtime reads it from the machine when it must
- * send the entry to a follower. A type 7 record is an entry with a tail the machine did not store (not yet: it
- * stores it as the entry applies), kept whole, its head apart as it was.
  *
  * <p>An entry record at index i replaces the group's entries from i on (what a Ready's entries mean), so a follower's
  * truncation needs no record of its own. A snapshot record says the group's state machine snapshot now stands at that
@@ -79,15 +70,11 @@ public final class RaftWal implements Closeable {
 
     static final int HEADER_BYTES = 8;
     static final byte TYPE_HARD_STATE = 1;
-    static final byte TYPE_ENTRY = 2;
     static final byte TYPE_SNAPSHOT = 3;
     static final byte TYPE_REMOVAL = 4;
     static final byte TYPE_SNAPSHOT_REPLACING_LOG = 5;
-    static final byte TYPE_ENTRY_TAIL_HELD = 6;
-    static final byte TYPE_ENTRY_HEAD_APART = 7;
     private static final int SNAPSHOT_BODY_BYTES = 1 + 4 + 8 + 8;
     private static final int HARD_STATE_BODY_BYTES = 1 + 4 + 8 + 4 + 8;
-    private static final int ENTRY_BODY_BYTES_BASE = 1 + 4 + 8 + 8 + 4;
     private static final int REMOVAL_BODY_BYTES = 1 + 4;
 
     private final Path directory;
@@ -149,19 +136,16 @@ public final class RaftWal implements Closeable {
         return WalFiles.segmentPath(directory, number);
     }
 
-    /**
-     * Adds one group's hard state (when not null) and entries to the batch; nothing is written before sync. Refuses
-     * (before adding anything) an entry over {@link #RECORD_BYTES_MAX} or one a replay would take for a gap: each
-     * must come after the group's snapshot and at most one past the entry before it.
-     */
+    /** {@link #append(int, HardState, List, BitSet)} with every entry logged whole. */
     public void append(int group, HardState hardState, List<Entry> entries) {
         append(group, hardState, entries, null);
     }
 
     /**
-     * As {@link #append(int, HardState, List)}; {@code tailsHeld} (or null): the entries (bit i for entry i) whose
-     * tails the group's state machine stored itself before this call, written as their heads only (type 6). Any
-     * other entry with a tail is written whole with its head apart (type 7), so that it comes back as it was.
+     * Adds one group's hard state (when not null) and entries to the batch; nothing is written before sync. Refuses
+     * (before adding anything) an entry over {@link #RECORD_BYTES_MAX} or one a replay would take for a gap: each
+     * must come after the group's snapshot and at most one past the entry before it. {@code tailsHeld} (or null):
+     * the entries (bit i for entry i) whose tails the group's state machine stored, logged as heads only.
      */
     public void append(int group, HardState hardState, List<Entry> entries, BitSet tailsHeld) {
         if (hardState == null && entries.isEmpty()) {
@@ -169,7 +153,7 @@ public final class RaftWal implements Closeable {
         }
         for (int i = 0; i < entries.size(); i++) {
             Entry entry = entries.get(i);
-            int bodyBytes = ENTRY_BODY_BYTES_BASE + storedBytes(entry, held(tailsHeld, i));
+            int bodyBytes = WalEntryRecords.bodyBytes(entry, WalEntryRecords.held(tailsHeld, i));
             if (bodyBytes > RECORD_BYTES_MAX) {
                 throw new IllegalArgumentException("entry " + entry.raftIndex() + " of group " + group + " needs "
                         + bodyBytes + " bytes; a record holds at most " + RECORD_BYTES_MAX);
@@ -182,20 +166,9 @@ public final class RaftWal implements Closeable {
         }
         for (int i = 0; i < entries.size(); i++) {
             Entry entry = entries.get(i);
-            boolean held = held(tailsHeld, i);
-            ByteBuffer body = reserve(ENTRY_BODY_BYTES_BASE + storedBytes(entry, held));
-            if (held) {
-                body.put(TYPE_ENTRY_TAIL_HELD).putInt(group).putLong(entry.term()).putLong(entry.raftIndex())
-                        .putInt(entry.dataLength() - entry.head().length).put(entry.head());
-            } else if (entry.hasTail()) {
-                body.put(TYPE_ENTRY_HEAD_APART).putInt(group).putLong(entry.term()).putLong(entry.raftIndex())
-                        .putInt(entry.head().length);
-                entry.writeData(body);
-            } else {
-                body.put(TYPE_ENTRY).putInt(group).putLong(entry.term()).putLong(entry.raftIndex())
-                        .putInt(entry.dataLength());
-                entry.writeData(body);
-            }
+            boolean held = WalEntryRecords.held(tailsHeld, i);
+            ByteBuffer body = reserve(WalEntryRecords.bodyBytes(entry, held));
+            WalEntryRecords.write(body, group, entry, held);
             seal(body);
             if (entry.raftIndex() <= tracked.lastIndex()) {
                 ledger.onTruncated(tracked, entry.raftIndex());
@@ -203,15 +176,6 @@ public final class RaftWal implements Closeable {
             tracked.onEntry(entry.raftIndex(), entry.term());
             ledger.onEntryAppended(tracked, entry.raftIndex());
         }
-    }
-
-    /** The entry's bytes its record holds: the head alone when the machine holds the tail. */
-    private static int storedBytes(Entry entry, boolean held) {
-        return held ? entry.head().length : entry.dataLength();
-    }
-
-    private static boolean held(BitSet tailsHeld, int entry) {
-        return tailsHeld != null && tailsHeld.get(entry);
     }
 
     /**

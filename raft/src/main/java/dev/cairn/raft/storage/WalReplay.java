@@ -129,38 +129,12 @@ final class WalReplay {
                 throw malformed("hard state", position);
             }
             group(group).onHardState(new HardState(term, votedFor, commitIndex), segment.number);
-        } else if (type == RaftWal.TYPE_ENTRY && body.remaining() >= 20) {
-            long term = body.getLong();
-            long raftIndex = body.getLong();
-            int dataLength = body.getInt();
-            if (dataLength != body.remaining() || term < 1 || raftIndex < 1) {
-                throw malformed("entry", position);
+        } else if (WalEntryRecords.isEntry(type)) {
+            Entry entry = WalEntryRecords.read(type, body);
+            if (entry == null) {
+                throw malformed("entry (type " + type + ")", position);
             }
-            byte[] data = new byte[dataLength];
-            body.get(data);
-            onEntry(group, new Entry(term, raftIndex, data), segment);
-        } else if (type == RaftWal.TYPE_ENTRY_TAIL_HELD && body.remaining() >= 20) {
-            long term = body.getLong();
-            long raftIndex = body.getLong();
-            int tailLength = body.getInt();
-            if (tailLength < 1 || term < 1 || raftIndex < 1) {
-                throw malformed("entry with its tail held", position);
-            }
-            byte[] head = new byte[body.remaining()];
-            body.get(head);
-            onEntry(group, Entry.withHeldTail(term, raftIndex, head, tailLength), segment);
-        } else if (type == RaftWal.TYPE_ENTRY_HEAD_APART && body.remaining() >= 20) {
-            long term = body.getLong();
-            long raftIndex = body.getLong();
-            int headLength = body.getInt();
-            if (headLength < 0 || headLength >= body.remaining() || term < 1 || raftIndex < 1) {
-                throw malformed("entry with its head apart", position);
-            }
-            byte[] head = new byte[headLength];
-            body.get(head);
-            byte[] tail = new byte[body.remaining()];
-            body.get(tail);
-            onEntry(group, new Entry(term, raftIndex, head, ByteBuffer.wrap(tail)), segment);
+            onEntry(group, entry, segment);
         } else if ((type == RaftWal.TYPE_SNAPSHOT || type == RaftWal.TYPE_SNAPSHOT_REPLACING_LOG)
                 && body.remaining() == 16) {
             long raftIndex = body.getLong();

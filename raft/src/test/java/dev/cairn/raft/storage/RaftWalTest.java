@@ -229,7 +229,7 @@ class RaftWalTest {
                 "RaftWal refuses to write a gap");
         wal.close();
         // Written behind its back, a replay finds it.
-        WalFilesForTests.appendRecord(RaftWal.segmentPath(dir, 0), RaftWal.TYPE_ENTRY, 1,
+        WalFilesForTests.appendRecord(RaftWal.segmentPath(dir, 0), WalEntryRecords.TYPE_ENTRY, 1,
                 WalFilesForTests.entryBody(1, 3, "gap".getBytes()));
         IOException e = assertThrows(IOException.class, () -> RaftWal.open(dir, 1024));
         assertTrue(e.getMessage().contains("gap"), e.getMessage());

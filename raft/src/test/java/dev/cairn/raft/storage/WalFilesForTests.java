@@ -65,7 +65,7 @@ final class WalFilesForTests {
                 bytes.position(bytes.position() + length);
                 byte type = body.get();
                 int group = body.getInt();
-                if (type == RaftWal.TYPE_ENTRY) {
+                if (type == WalEntryRecords.TYPE_ENTRY) {
                     body.getLong();
                     long raftIndex = body.getLong();
                     if (raftIndex <= lastIndexes.getOrDefault(group, 0L)) {
