@@ -66,12 +66,18 @@ public sealed interface Message {
     /**
      * The follower needs entries the leader has compacted into a snapshot: the runtime sends the leader's snapshot
      * of its state machine with this message, and the follower's runtime restores from it when the follower's
-     * {@link Ready#snapshot()} says so. Answered with an {@link AppendResponse}.
+     * {@link Ready#snapshot()} says so. Answered with an {@link AppendResponse}. {@code voters} is the group's
+     * configuration at the snapshot's index (empty when the leader does not know it).
      */
-    record InstallSnapshot(int from, int to, long term, long snapshotIndex, long snapshotTerm) implements Message {
+    record InstallSnapshot(int from, int to, long term, long snapshotIndex, long snapshotTerm, List<Integer> voters)
+            implements Message {
+
+        public InstallSnapshot {
+            voters = List.copyOf(voters);
+        }
 
         SnapshotMeta snapshot() {
-            return new SnapshotMeta(snapshotIndex, snapshotTerm);
+            return new SnapshotMeta(snapshotIndex, snapshotTerm, voters);
         }
     }
 

@@ -29,6 +29,11 @@ final class Progress {
     long commitAcked;
     /** The highest commit index sent to the follower, in an append or a heartbeat. */
     long commitSent;
+    /**
+     * A voter; false for a replica the leader catches up before it is made one (a learner: its match index counts
+     * toward no majority).
+     */
+    boolean voting = true;
 
     Progress(int peer, long nextIndex) {
         this.peer = peer;

@@ -2,6 +2,8 @@ package dev.cairn.raft;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A replica's Raft log as the core sees it: the snapshot it starts after ({@code snapshot}: every entry through
@@ -15,6 +17,10 @@ final class RaftLog {
     static final long COMPACTED = -2;
 
     private final List<Entry> entries = new ArrayList<>();
+    /** The configuration entries after the snapshot, by index: their voters ({@link Membership}). */
+    private final TreeMap<Long, List<Integer>> configurations = new TreeMap<>();
+    /** The voters a replica started with, which stand until a snapshot or entry names others. */
+    private final List<Integer> startingVoters;
     private SnapshotMeta snapshot;
     /** The highest index known committed (Raft's commitIndex); never moves back. */
     private long committed;
@@ -25,13 +31,14 @@ final class RaftLog {
      * A log restored from what the runtime persisted: a snapshot, the entries after it, in order, all stable, and
      * the commit index it had persisted.
      */
-    RaftLog(SnapshotMeta snapshot, List<Entry> persisted, long committed) {
+    RaftLog(SnapshotMeta snapshot, List<Entry> persisted, long committed, List<Integer> startingVoters) {
+        this.startingVoters = List.copyOf(startingVoters);
         this.snapshot = snapshot;
         for (Entry entry : persisted) {
             Invariant.check(entry.raftIndex() == lastIndex() + 1, "persisted entry %s out of place",
                     entry.raftIndex());
             Invariant.check(entry.term() >= lastTerm(), "persisted terms go back at %s", entry.raftIndex());
-            entries.add(entry);
+            add(entry);
         }
         stableIndex = lastIndex();
         Invariant.check(committed <= lastIndex(), "commit index %s beyond the log's end %s", committed, lastIndex());
@@ -79,6 +86,7 @@ final class RaftLog {
             return false;
         }
         entries.clear();
+        configurations.clear();
         snapshot = leaderSnapshot;
         stableIndex = leaderSnapshot.raftIndex();
         committed = leaderSnapshot.raftIndex();
@@ -148,7 +156,34 @@ final class RaftLog {
         Invariant.check(entry.raftIndex() == lastIndex() + 1, "append at %s to a log ending at %s",
                 entry.raftIndex(), lastIndex());
         Invariant.check(entry.term() >= lastTerm(), "append of term %s after term %s", entry.term(), lastTerm());
+        add(entry);
+    }
+
+    private void add(Entry entry) {
         entries.add(entry);
+        List<Integer> voters = Membership.voters(entry);
+        if (voters != null) {
+            configurations.put(entry.raftIndex(), voters);
+        }
+    }
+
+    /** The voters in force after the entry at {@code raftIndex} (at least the snapshot's index): the latest named. */
+    List<Integer> votersAt(long raftIndex) {
+        Map.Entry<Long, List<Integer>> named = configurations.floorEntry(raftIndex);
+        if (named != null) {
+            return named.getValue();
+        }
+        return snapshot.voters().isEmpty() ? startingVoters : snapshot.voters();
+    }
+
+    /** The voters in force: those of the latest configuration entry, committed or not. */
+    List<Integer> voters() {
+        return votersAt(lastIndex());
+    }
+
+    /** The index of the latest configuration entry in the log, or 0 when it holds none after its snapshot. */
+    long lastConfigurationIndex() {
+        return configurations.isEmpty() ? 0 : configurations.lastKey();
     }
 
     /**
@@ -171,9 +206,10 @@ final class RaftLog {
                 }
                 Invariant.check(at > committed, "conflict at committed index %s (commit %s)", at, committed);
                 entries.subList((int) (at - snapshot.raftIndex() - 1), entries.size()).clear();
+                configurations.tailMap(at, true).clear();
                 stableIndex = Math.min(stableIndex, at - 1);
             }
-            entries.add(entry);
+            add(entry);
         }
         return prevIndex;
     }
@@ -220,8 +256,9 @@ final class RaftLog {
         if (raftIndex <= snapshot.raftIndex()) {
             return;
         }
-        SnapshotMeta next = new SnapshotMeta(raftIndex, termAt(raftIndex));
+        SnapshotMeta next = new SnapshotMeta(raftIndex, termAt(raftIndex), votersAt(raftIndex));
         entries.subList(0, (int) (raftIndex - snapshot.raftIndex())).clear();
+        configurations.headMap(raftIndex, true).clear();
         snapshot = next;
     }
 }

@@ -36,12 +36,18 @@ public final class RaftNode extends RaftState {
     public static final long REFUSED_BUSY = -2;
     /** {@link #propose} refused: this leader is handing its leadership to another replica. */
     public static final long REFUSED_TRANSFERRING = -3;
+    /**
+     * {@link #proposeVoters} refused: a configuration change is not committed yet, or this leader has not yet
+     * committed an entry of its own term (Ongaro's fix to one-at-a-time changes: a new leader must not change the
+     * configuration before it knows it holds the latest committed one).
+     */
+    public static final long REFUSED_CHANGE_PENDING = -4;
 
     private RaftNode(int id, List<Integer> voters, RaftConfig config, RandomGenerator random, HardState hardState,
             SnapshotMeta snapshot, List<Entry> entries, long appliedIndex) {
-        super(id, voters, config, random, new RaftLog(snapshot, entries, hardState.commitIndex()), hardState,
+        super(id, config, random, new RaftLog(snapshot, entries, hardState.commitIndex(), voters), hardState,
                 appliedIndex);
-        Invariant.check(id != NONE && voters.contains(id), "replica %s is not among the voters %s", id, voters);
+        Invariant.check(id != NONE && !voters.isEmpty(), "replica %s with voters %s", id, voters);
         Invariant.check(appliedIndex >= snapshot.raftIndex(), "applied %s below the snapshot %s", appliedIndex,
                 snapshot.raftIndex());
         resetElectionTimer();
@@ -50,7 +56,9 @@ public final class RaftNode extends RaftState {
     /**
      * A replica started from what its runtime persisted ({@link HardState#INITIAL} and no entries for a new one),
      * with its state machine holding every entry through {@code appliedIndex}. It starts as a follower that knows no
-     * leader; {@code random} (seeded in tests) spreads election timeouts.
+     * leader; {@code random} (seeded in tests) spreads election timeouts. {@code voters} stand until the log or its
+     * snapshot names others ({@link Membership}); a replica not among them (one being added to its group) never
+     * stands for election until the leader's log makes it a voter.
      */
     public static RaftNode start(int id, List<Integer> voters, RaftConfig config, RandomGenerator random,
             HardState hardState, List<Entry> entries, long appliedIndex) {
@@ -70,7 +78,10 @@ public final class RaftNode extends RaftState {
         }
         if (role == Role.LEADER) {
             tickLeader();
-        } else if (electionDue()) {
+            if (role == Role.LEADER) {
+                maybeStepDownRemoved();
+            }
+        } else if (electionDue() && mayCampaign()) {
             campaign(true);
         }
     }
@@ -81,14 +92,15 @@ public final class RaftNode extends RaftState {
         }
         if (++electionElapsed >= config.electionTicks()) {
             electionElapsed = 0;
-            if (!replication.checkQuorumActive(majority())) {
+            if (!replication.checkQuorumActive(majority(), isVoter())) {
                 becomeFollower(term, NONE);
                 return;
             }
         }
         if (++heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            quiesced = transferee == NONE && replication.maybeQuiesce(log.committed(), majority());
+            quiesced = transferee == NONE && isVoter()
+                    && replication.maybeQuiesce(log.committed(), majority());
             replication.sendHeartbeats(term, log.committed(), quiesced);
         }
     }
@@ -136,6 +148,9 @@ public final class RaftNode extends RaftState {
         if (log.lastIndex() - log.committed() >= config.uncommittedEntriesMax()) {
             return REFUSED_BUSY;
         }
+        if (Membership.reserved(head, tail)) {
+            throw new IllegalArgumentException("a command may not start with a configuration entry's magic bytes");
+        }
         wake();
         long raftIndex = log.lastIndex() + 1;
         log.append(new Entry(term, raftIndex, head, tail));
@@ -143,10 +158,13 @@ public final class RaftNode extends RaftState {
         return raftIndex;
     }
 
-    /** Takes one message from a replica of this group. Messages from replicas outside it are dropped. */
+    /** Takes one message from a replica of this group. */
     public void step(Message message) {
         Invariant.check(message.to() == id, "message for %s stepped into %s", message.to(), id);
-        if (!voters.contains(message.from()) || message.from() == id) {
+        // Messages from replicas outside the configuration are taken too: a replica being added hears from the
+        // leader before its log names it, and a removed leader leads until its removal commits. Only vote
+        // responses count by membership (onVoteResponse); terms and log comparison keep the rest safe.
+        if (message.from() == id || message.from() == NONE) {
             return;
         }
         if (message.term() > term) {
@@ -173,37 +191,6 @@ public final class RaftNode extends RaftState {
             onInstallSnapshot(request);
         } else if (message instanceof TimeoutNow && leader == message.from() && role == Role.FOLLOWER) {
             campaign(false);
-        }
-    }
-
-    /**
-     * Hands this leader's leadership to {@code target} (Ongaro's thesis, section 3.10): proposals are refused
-     * ({@link #REFUSED_TRANSFERRING}) while the target catches up, then it is told to campaign at once. Given up
-     * after an election timeout. False when this replica does not lead or {@code target} is not another voter.
-     */
-    public boolean transferLeadership(int target) {
-        if (role != Role.LEADER || target == id || !voters.contains(target)) {
-            return false;
-        }
-        wake();
-        transferee = target;
-        transferElapsed = 0;
-        timeoutNowSent = false;
-        replication.sendAppends(term, log.committed());
-        maybeSendTimeoutNow();
-        return true;
-    }
-
-    /** The replica this leader is handing its leadership to, or NONE. */
-    public int transferee() {
-        return transferee;
-    }
-
-    /** The transferee holds every entry of this leader's log: it may campaign now. */
-    private void maybeSendTimeoutNow() {
-        if (transferee != NONE && !timeoutNowSent && replication.matchIndex(transferee) == log.lastIndex()) {
-            timeoutNowSent = true;
-            send(new TimeoutNow(id, transferee, term));
         }
     }
 
@@ -256,7 +243,7 @@ public final class RaftNode extends RaftState {
         boolean counts = role == Role.PRE_CANDIDATE && response.preVote()
                 && (response.term() == term + 1 || !response.granted())
                 || role == Role.CANDIDATE && !response.preVote();
-        if (!counts) {
+        if (!counts || !voters().contains(response.from())) {
             return;
         }
         switch (votes.record(response.from(), response.granted(), majority())) {
@@ -291,12 +278,12 @@ public final class RaftNode extends RaftState {
             votedFor = id;
             voteTerm = term;
         }
-        for (int voter : voters) {
+        for (int voter : voters()) {
             if (voter != id) {
                 send(new VoteRequest(id, voter, voteTerm, log.lastIndex(), log.lastTerm(), preVote, transfer));
             }
         }
-        if (votes.record(id, true, majority()) == VoteTally.Outcome.WON) {
+        if (isVoter() && votes.record(id, true, majority()) == VoteTally.Outcome.WON) {
             won();
         }
     }
@@ -308,7 +295,7 @@ public final class RaftNode extends RaftState {
         votes.clear();
         electionElapsed = 0;
         heartbeatElapsed = 0;
-        replication.start(voters);
+        replication.start(voters());
         // Raft section 5.4.2: entries of earlier terms commit only with one of the leader's own term.
         log.append(new Entry(term, log.lastIndex() + 1, Entry.NO_DATA));
         replication.sendAppends(term, log.committed());
@@ -362,6 +349,7 @@ public final class RaftNode extends RaftState {
         }
         if (role == Role.LEADER) {
             maybeSendTimeoutNow();
+            maybeStepDownRemoved();
         }
     }
 
@@ -369,16 +357,6 @@ public final class RaftNode extends RaftState {
         if (role == Role.LEADER) {
             replication.onHeartbeatResponse(response, term, log.committed());
         }
-    }
-
-    /** Raft section 5.3-5.4: commit the highest index a majority holds, if it is of the current term. */
-    private boolean maybeCommit() {
-        long candidate = replication.majorityMatchIndex(majority());
-        if (candidate > log.committed() && log.termAt(candidate) == term) {
-            log.commitTo(candidate);
-            return true;
-        }
-        return false;
     }
 
     /** Whether {@link #ready()} has anything for the runtime to do. */
@@ -395,6 +373,9 @@ public final class RaftNode extends RaftState {
     public void advance(Ready ready) {
         if (tracker.advance(ready) && role == Role.LEADER && maybeCommit()) {
             replication.sendCommit(term, log.committed());
+        }
+        if (role == Role.LEADER) {
+            maybeStepDownRemoved();
         }
     }
 }

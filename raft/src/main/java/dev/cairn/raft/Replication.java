@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A leader's side of log replication (Raft section 5.3): what it knows of each follower ({@link Progress}), the
@@ -45,6 +46,49 @@ final class Replication {
 
     void stop() {
         followers.clear();
+    }
+
+    /**
+     * The leader's configuration changed to {@code voters}: a new voter is probed from the end of the log (and sent
+     * a snapshot if it needs one), a voter that left is sent nothing more.
+     */
+    void follow(List<Integer> voters) {
+        followers.values().removeIf(p -> p.voting && !voters.contains(p.peer));
+        for (int voter : voters) {
+            if (voter != id) {
+                followers.computeIfAbsent(voter, peer -> new Progress(peer, log.lastIndex() + 1)).voting = true;
+            }
+        }
+    }
+
+    /**
+     * Starts catching up {@code peer}, not a voter, as a learner: it is sent the log (or the snapshot) like a
+     * follower, and counts toward no majority, until a configuration makes it a voter or this leadership ends.
+     * False when it is a voter or learner already.
+     */
+    boolean addLearner(int peer) {
+        if (peer == id || followers.containsKey(peer)) {
+            return false;
+        }
+        Progress learner = new Progress(peer, log.lastIndex() + 1);
+        learner.voting = false;
+        followers.put(peer, learner);
+        return true;
+    }
+
+    /** The replicas this leader sends its log to: its voters but itself, and its learners. */
+    Set<Integer> peers() {
+        return followers.keySet();
+    }
+
+    /** A follower not reported down that holds every entry through {@code lastIndex}, or NONE. */
+    int caughtUpFollower(long lastIndex) {
+        for (Progress p : followers.values()) {
+            if (p.voting && !p.peerDown && p.matchIndex >= lastIndex) {
+                return p.peer;
+            }
+        }
+        return RaftNode.NONE;
     }
 
     /** Sends every follower whose window is open what it lacks. */
@@ -134,7 +178,8 @@ final class Replication {
         long prevIndex = p.nextIndex - 1;
         SnapshotMeta snapshot = log.snapshot();
         if (prevIndex < snapshot.raftIndex()) {
-            outbox.add(new InstallSnapshot(id, p.peer, term, snapshot.raftIndex(), snapshot.term()));
+            outbox.add(new InstallSnapshot(id, p.peer, term, snapshot.raftIndex(), snapshot.term(),
+                    snapshot.voters()));
             p.becomeSnapshot(snapshot.raftIndex());
             return;
         }
@@ -154,18 +199,24 @@ final class Replication {
         return p == null ? 0 : p.matchIndex;
     }
 
-    /** The highest index a majority of the group holds (the leader counts what it persisted). */
-    long majorityMatchIndex(int majority) {
+    /**
+     * The highest index a majority of the group holds (the leader counts what it persisted when it is a voter: a
+     * leader removing itself does not count).
+     */
+    long majorityMatchIndex(int majority, boolean leaderVotes) {
         List<Long> matches = new ArrayList<>();
-        matches.add(log.stableIndex());
-        followers.values().forEach(p -> matches.add(p.matchIndex));
+        if (leaderVotes) {
+            matches.add(log.stableIndex());
+        }
+        followers.values().stream().filter(p -> p.voting).forEach(p -> matches.add(p.matchIndex));
         matches.sort((a, b) -> Long.compare(b, a));
-        return matches.get(majority - 1);
+        return matches.size() < majority ? 0 : matches.get(majority - 1);
     }
 
     /** Whether a majority (the leader included) was heard from since the last check; starts the next check. */
-    boolean checkQuorumActive(int majority) {
-        long active = 1 + followers.values().stream().filter(p -> p.recentActive).count();
+    boolean checkQuorumActive(int majority, boolean leaderVotes) {
+        long active = (leaderVotes ? 1 : 0) + followers.values().stream().filter(p -> p.voting && p.recentActive)
+                .count();
         followers.values().forEach(p -> p.recentActive = false);
         return active >= majority;
     }
@@ -197,7 +248,7 @@ final class Replication {
         for (Progress p : followers.values()) {
             if (!p.peerDown) {
                 caughtUp &= p.matchIndex == last && p.commitAcked >= commitIndex;
-                reachable++;
+                reachable += p.voting ? 1 : 0;
             }
         }
         caughtUp &= reachable >= majority;

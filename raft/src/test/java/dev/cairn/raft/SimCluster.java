@@ -40,7 +40,10 @@ final class SimCluster {
     int transfers;
     /** When set, every replica also persists through a RaftWal of its own here, and restarts from it. */
     Path walRoot;
+    /** The voters every replica starts with; the group's configuration may change from them. */
     final List<Integer> voters = new ArrayList<>();
+    /** Every replica: the starting voters, then spares that start outside the group. */
+    final List<Integer> ids = new ArrayList<>();
     final Map<Integer, Replica> replicas = new HashMap<>();
     Faults faults;
     long now;
@@ -96,9 +99,10 @@ final class SimCluster {
                 return;
             }
             Entry last = applied.get(applied.size() - 1);
+            List<Integer> votersThere = node.votersAt(last.raftIndex());
             node.compact(last.raftIndex());
             persisted.subList(0, (int) (last.raftIndex() - snapshot.raftIndex())).clear();
-            snapshot = new SnapshotMeta(last.raftIndex(), last.term());
+            snapshot = new SnapshotMeta(last.raftIndex(), last.term(), votersThere);
             snapshotData = List.copyOf(applied);
             if (wal != null) {
                 wal.appendSnapshot(0, snapshot);
@@ -108,6 +112,11 @@ final class SimCluster {
     }
 
     SimCluster(long seed, int size, RaftConfig config, Faults faults) {
+        this(seed, size, 0, config, faults);
+    }
+
+    /** A group of voters 1 to {@code size}, and {@code spares} more replicas that start outside it (to be added). */
+    SimCluster(long seed, int size, int spares, RaftConfig config, Faults faults) {
         this.seed = seed;
         this.config = config;
         this.faults = faults;
@@ -115,7 +124,8 @@ final class SimCluster {
         for (int id = 1; id <= size; id++) {
             voters.add(id);
         }
-        for (int id : voters) {
+        for (int id = 1; id <= size + spares; id++) {
+            ids.add(id);
             replicas.put(id, new Replica(id));
         }
     }
@@ -151,7 +161,7 @@ final class SimCluster {
      * peer it had been told was down once it can reach it again.
      */
     private void reportUnreachablePeers(Replica replica) {
-        for (int peer : voters) {
+        for (int peer : ids) {
             boolean reported = random.nextDouble() < faults.peerDownReportRate();
             if (peer == replica.id || !reported) {
                 continue;
@@ -212,6 +222,25 @@ final class SimCluster {
         return raftIndex;
     }
 
+    /** Asks replica {@code id} to make {@code next} the voters; the entry's index, a REFUSED_ code, or 0 if refused. */
+    long changeVoters(int id, List<Integer> next) {
+        Replica replica = replicas.get(id);
+        if (!replica.up) {
+            return 0;
+        }
+        long raftIndex = replica.node.proposeVoters(next);
+        drain(replica);
+        return raftIndex;
+    }
+
+    /** Asks replica {@code id}, if it is up and leads, to catch {@code peer} up as a learner. */
+    void catchUp(int id, int peer) {
+        Replica replica = replicas.get(id);
+        if (replica.up && replica.node.catchUp(peer)) {
+            drain(replica);
+        }
+    }
+
     /** Asks replica {@code id}, if it is up, to hand its leadership to {@code target} (refused unless it leads). */
     void transferLeadership(int id, int target) {
         Replica replica = replicas.get(id);
@@ -249,6 +278,7 @@ final class SimCluster {
             ready.committed().forEach(entry -> apply(replica, entry));
             replica.node.advance(ready);
             checkLeader(replica);
+            checkConfiguration(replica);
         }
     }
 
@@ -299,6 +329,23 @@ final class SimCluster {
         replica.applied.add(entry);
     }
 
+    /**
+     * Section 4.1: a replica uses the latest configuration in its log, committed or not, and the one before once a
+     * leader replaced it; worked out here from what it persisted, its snapshot and the voters it started with.
+     */
+    private void checkConfiguration(Replica replica) {
+        List<Integer> expected = replica.snapshot.voters().isEmpty() ? voters : replica.snapshot.voters();
+        for (int i = replica.persisted.size() - 1; i >= 0; i--) {
+            List<Integer> named = Membership.voters(replica.persisted.get(i));
+            if (named != null) {
+                expected = named;
+                break;
+            }
+        }
+        check(replica.node.voters().equals(expected), "replica %s uses the voters %s, its log says %s", replica.id,
+                replica.node.voters(), expected);
+    }
+
     private void checkLeader(Replica replica) {
         RaftNode node = replica.node;
         if (node.status().role() != Role.LEADER) {
@@ -308,6 +355,10 @@ final class SimCluster {
         Integer earlier = leaderByTerm.putIfAbsent(term, replica.id);
         check(earlier == null || earlier == replica.id, "two leaders in term %s: %s and %s", term, earlier, replica.id);
         if (earlier == null) {
+            // A replica whose own removal is not committed may finish it as leader (RaftState.mayCampaign).
+            check(node.voters().contains(replica.id)
+                    || node.votersAt(node.status().commitIndex()).contains(replica.id),
+                    "replica %s elected in term %s outside its voters %s", replica.id, term, node.voters());
             for (Entry entry : appliedAnywhere.values()) {
                 // Below its snapshot the leader's entries are in its state machine, which restores check.
                 boolean compacted = entry.raftIndex() < replica.snapshot.raftIndex();
@@ -343,6 +394,9 @@ final class SimCluster {
                 check(recovered.equals(new RaftWal.GroupState(replica.hardState, replica.snapshot,
                         List.copyOf(replica.persisted))), "replica %s recovered %s from its log", replica.id,
                         recovered);
+                check(recovered.snapshot().voters().equals(replica.snapshot.voters()),
+                        "replica %s recovered the voters %s of its snapshot, not %s", replica.id,
+                        recovered.snapshot().voters(), replica.snapshot.voters());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -378,7 +432,7 @@ final class SimCluster {
     }
 
     void isolate(int id) {
-        for (int peer : voters) {
+        for (int peer : ids) {
             if (peer != id) {
                 cut(id, peer);
                 cut(peer, id);
@@ -388,7 +442,7 @@ final class SimCluster {
 
     /** Cuts every link of {@code id} in both directions except those with {@code kept}. */
     void isolateExcept(int id, int... kept) {
-        for (int peer : voters) {
+        for (int peer : ids) {
             boolean keep = peer == id || java.util.Arrays.stream(kept).anyMatch(k -> k == peer);
             if (!keep) {
                 cut(id, peer);

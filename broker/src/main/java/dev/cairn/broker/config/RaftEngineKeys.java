@@ -25,7 +25,7 @@ public final class RaftEngineKeys {
 
     public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "ratis",
             "Raft implementation of the partitions' groups: ratis (Apache Ratis) or cairn (Cairn's multi-Raft engine, "
-            + "shared event loops and logs, mutual TLS with raft.ssl.*; no reassignments yet; see "
+            + "shared event loops and logs, mutual TLS with raft.ssl.*, reassignments one voter at a time; see "
             + "docs/multi-raft.md). Fixed per data directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
     public static final ConfigKey<String> RAFT_ENGINE_LISTENER = stringKey("raft.engine.listener", "",
             "host:port where the cairn engine takes Raft frames from other brokers; empty: raft.listener's host, "

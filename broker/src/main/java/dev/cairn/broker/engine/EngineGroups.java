@@ -3,6 +3,7 @@ package dev.cairn.broker.engine;
 import dev.cairn.broker.cluster.MetadataChange;
 import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
+import dev.cairn.broker.cluster.PartitionReassignment;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.io.FileIo;
@@ -201,7 +202,7 @@ final class EngineGroups implements Closeable {
                 if (hosting != null) {
                     replaced.add(hosting);
                 }
-                List<Integer> voters = replicas.stream().map(node -> node + 1).toList();
+                List<Integer> voters = startingVoters(image, new TopicPartition(topic.name(), p), replicas);
                 added.add(new EngineGroupIndex.Entry(group, topic.topicId(), p, topic.name(), topic.configs(),
                         voters));
             }
@@ -215,6 +216,17 @@ final class EngineGroups implements Closeable {
         create(added, true);
         LOG.info("hosting {} new partition(s) on the engine: {}", added.size(), added.size() <= 10 ? added.stream()
                 .map(e -> e.topic() + "-" + e.partition()).toList() : added.get(0).topic() + "-...");
+    }
+
+    /**
+     * The engine replica ids a new replica of {@code tp} starts with: its replicas, or, for a replica a reassignment
+     * adds, the replicas the group had before it, so that it stays outside the voters (never standing for election)
+     * until the leader's log makes it one ({@link EngineReassignments}).
+     */
+    private List<Integer> startingVoters(MetadataImage image, TopicPartition tp, List<Integer> replicas) {
+        PartitionReassignment moving = image.reassignments().get(tp);
+        List<Integer> voters = moving != null && moving.adding().contains(nodeId) ? moving.original() : replicas;
+        return voters.stream().map(node -> node + 1).toList();
     }
 
     /**

@@ -46,9 +46,6 @@ import org.slf4j.LoggerFactory;
  * on the caller's thread without blocking it (the engine queues them); the leader's answer is the {@link Result}
  * its replica's apply returned. Groups come and go with metadata ({@link EngineGroups}).
  *
- * <p>One broker for now: no forwarding to a leader on another broker (submitViaLeader and leader reads answer
- * NOT_LEADER_OR_FOLLOWER when this broker does not lead), in-sync replicas are the leader alone, and there is
- * nobody to move leaderships or replicas to. {@code BrokerConfig} refuses raft.engine=cairn with other voters.
  */
 public final class EnginePartitions implements PartitionHost {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePartitions.class);
@@ -66,6 +63,7 @@ public final class EnginePartitions implements PartitionHost {
     private final PartitionLeaderJobs leaderJobs;
     private final EngineStatePublisher statePublisher;
     private final EngineLeadershipMoves moves;
+    private final EngineReassignments reassignments;
 
     /**
      * @param groups the engine and the groups it hosts, started
@@ -73,7 +71,7 @@ public final class EnginePartitions implements PartitionHost {
      * @param forwarding reaches leaders on other brokers
      * @param images the metadata image, for the leader's jobs and the partition states it publishes
      * @param caughtUpImages the metadata image when it holds every committed entry (the orphan sweep)
-     * @param metadataSubmit submits a metadata command (partition states)
+     * @param metadataSubmit submits a metadata command (partition states, completed reassignments)
      */
     EnginePartitions(int nodeId, EngineGroups groups, EngineLeaderships leaderships,
             List<Consumer<TopicPartition>> appendListeners, EngineRpc rpc, EngineForwarding forwarding,
@@ -92,6 +90,7 @@ public final class EnginePartitions implements PartitionHost {
                 this::submit);
         this.statePublisher = new EngineStatePublisher(nodeId, groups, leaderships, images, metadataSubmit);
         this.moves = new EngineLeadershipMoves(nodeId, groups, leaderships, images, this::transferLeadership);
+        this.reassignments = new EngineReassignments(nodeId, groups::engine, groups::hosted, images, metadataSubmit);
     }
 
     /**
@@ -100,7 +99,7 @@ public final class EnginePartitions implements PartitionHost {
      *
      * @param images the metadata image: leaders' jobs, partition states, other brokers' engine addresses
      * @param caughtUpImages the metadata image when it holds every entry this broker knows committed, else empty
-     * @param metadataSubmit submits a metadata command (partition states)
+     * @param metadataSubmit submits a metadata command (partition states, completed reassignments)
      */
     public static EnginePartitions start(BrokerConfig config, FileIo io, Path dataDir, LogConfig logConfig,
             OffsetStore offsets, Supplier<MetadataImage> images, Supplier<Optional<MetadataImage>> caughtUpImages,
@@ -316,10 +315,10 @@ public final class EnginePartitions implements PartitionHost {
         return dev.cairn.broker.config.Limits.ENGINE_PARTITIONS_PER_BROKER_MAX;
     }
 
-    /** Cairn's engine has no membership changes yet: AlterPartitionReassignments is not offered. */
+    /** Reassignments change a group's voters one at a time ({@link EngineReassignments}). */
     @Override
     public boolean supportsReassignment() {
-        return false;
+        return true;
     }
 
     @Override
@@ -361,11 +360,12 @@ public final class EnginePartitions implements PartitionHost {
     }
 
     /**
-     * No reassignments on the engine ({@link #supportsReassignment}): replicas never move. Removes hosted groups that
-     * caught-up metadata no longer places here (see {@link EngineGroups#sweepOrphans}).
+     * Takes the next step of the reassignments of groups this broker leads, and removes hosted groups that caught-up
+     * metadata no longer places here (replicas a reassignment moved away, see {@link EngineGroups#sweepOrphans}).
      */
     @Override
     public void driveReassignments(long transferTimeoutMs, long nowMs) {
+        reassignments.drive(transferTimeoutMs);
         groups.sweepOrphans(caughtUpImages.get(), nowMs);
     }
 

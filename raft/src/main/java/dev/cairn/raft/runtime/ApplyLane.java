@@ -5,10 +5,13 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.slf4j.LoggerFactory;
 
 /**
  * One group's committed entries applied in order on a shared pool ({@link EngineConfig#applyThreads}), so that a
@@ -99,6 +102,25 @@ final class ApplyLane {
     void awaitIdle() {
         while ((backlog.get() > 0 || scheduled.get()) && !closed) {
             LockSupport.parkNanos(IDLE_WAIT_NS);
+        }
+    }
+
+    /**
+     * Stops the apply threads once the loops closed their groups' lanes: each finishes the entry in hand. Not
+     * interrupted unless still busy after {@code waitMs}: an interrupt would close the file channel a state machine
+     * is writing.
+     */
+    static void shutDown(ExecutorService pool, long waitMs, String owner) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+                LoggerFactory.getLogger(ApplyLane.class).warn(
+                        "{}: an apply thread was still busy {} ms after the engine closed", owner, waitMs);
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pool.shutdownNow();
         }
     }
 }

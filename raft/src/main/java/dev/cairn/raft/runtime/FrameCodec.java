@@ -1,6 +1,7 @@
 package dev.cairn.raft.runtime;
 
 import dev.cairn.raft.Entry;
+import dev.cairn.raft.Membership;
 import dev.cairn.raft.Message;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -14,7 +15,7 @@ import java.util.List;
  *
  * <pre>
  * frame
- *   0  int    {@link #MAGIC} (format version 2)
+ *   0  int    {@link #MAGIC} (format version 3)
  *   4  int    sender's replica id
  *   8  int    message count
  *  12  messages, each: int group, byte type, int from, int to, long term, then by type
@@ -26,8 +27,9 @@ import java.util.List;
  *        4 append response  byte success, long matchIndex, long hintIndex
  *        5 heartbeat        long commitIndex, byte quiesce
  *        6 heartbeat resp.  long commitIndex
- *        7 install snapshot long snapshotIndex, long snapshotTerm
- *        8 snapshot chunk   long snapshotIndex, long snapshotTerm, long offset, byte last, int length, data
+ *        7 install snapshot long snapshotIndex, long snapshotTerm, voters
+ *        8 snapshot chunk   long snapshotIndex, long snapshotTerm, voters, long offset, byte last, int length,
+ *                           data (voters: byte count, then an int per voter: the configuration at the snapshot)
  *        9 snapshot ack     long snapshotIndex, long nextOffset
  *       10 timeout now      (nothing more)
  * </pre>
@@ -37,7 +39,7 @@ import java.util.List;
  * from a count before the bytes for it are known to be there.
  */
 public final class FrameCodec {
-    public static final int MAGIC = 0xCA1F_0002;
+    public static final int MAGIC = 0xCA1F_0003;
     /** The largest frame accepted: one entry of up to 16 MiB and room around it. */
     public static final int FRAME_BYTES_MAX = 32 * 1024 * 1024;
     /** Frames are cut once they pass this size, so that many small messages never make one huge frame. */
@@ -124,7 +126,7 @@ public final class FrameCodec {
         Message message = groupMessage.message();
         int body;
         if (groupMessage.snapshot() instanceof SnapshotTraffic.Chunk chunk) {
-            body = 8 + 8 + 8 + 1 + 4 + chunk.data().length;
+            body = 8 + 8 + votersBytes(chunk.voters()) + 8 + 1 + 4 + chunk.data().length;
         } else if (groupMessage.snapshot() != null) {
             body = 8 + 8;
         } else if (message instanceof Message.VoteRequest) {
@@ -145,9 +147,31 @@ public final class FrameCodec {
         } else if (message instanceof Message.HeartbeatResponse) {
             body = 8;
         } else {
-            body = 8 + 8;
+            body = 8 + 8 + votersBytes(((Message.InstallSnapshot) message).voters());
         }
         return MESSAGE_BASE_BYTES + body;
+    }
+
+    private static int votersBytes(List<Integer> voters) {
+        return 1 + Integer.BYTES * voters.size();
+    }
+
+    private static ByteBuffer putVoters(ByteBuffer out, List<Integer> voters) {
+        out.put((byte) voters.size());
+        voters.forEach(out::putInt);
+        return out;
+    }
+
+    private static List<Integer> readVoters(ByteBuffer in) {
+        int count = in.get();
+        if (count < 0 || count > Membership.VOTERS_MAX) {
+            throw new FrameFormatException("a snapshot configuration of " + count + " voters");
+        }
+        List<Integer> voters = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            voters.add(in.getInt());
+        }
+        return voters;
     }
 
     private static void write(ByteBuffer out, GroupMessage groupMessage) {
@@ -155,7 +179,8 @@ public final class FrameCodec {
         out.putInt(groupMessage.group());
         if (groupMessage.snapshot() instanceof SnapshotTraffic.Chunk c) {
             out.put(SNAPSHOT_CHUNK).putInt(c.from()).putInt(c.to()).putLong(c.term()).putLong(c.snapshotIndex())
-                    .putLong(c.snapshotTerm()).putLong(c.offset()).put(flag(c.last())).putInt(c.data().length)
+                    .putLong(c.snapshotTerm());
+            putVoters(out, c.voters()).putLong(c.offset()).put(flag(c.last())).putInt(c.data().length)
                     .put(c.data());
         } else if (groupMessage.snapshot() instanceof SnapshotTraffic.Ack a) {
             out.put(SNAPSHOT_ACK).putInt(a.from()).putInt(a.to()).putLong(a.term()).putLong(a.snapshotIndex())
@@ -183,7 +208,8 @@ public final class FrameCodec {
             start(out, HEARTBEAT_RESPONSE, m).putLong(m.commitIndex());
         } else {
             Message.InstallSnapshot m = (Message.InstallSnapshot) message;
-            start(out, INSTALL_SNAPSHOT, m).putLong(m.snapshotIndex()).putLong(m.snapshotTerm());
+            putVoters(start(out, INSTALL_SNAPSHOT, m).putLong(m.snapshotIndex()).putLong(m.snapshotTerm()),
+                    m.voters());
         }
     }
 
@@ -268,6 +294,7 @@ public final class FrameCodec {
             return new SnapshotTraffic.Ack(from, to, term, snapshotIndex, readIndex(in));
         }
         long snapshotTerm = in.getLong();
+        List<Integer> voters = readVoters(in);
         long offset = readIndex(in);
         boolean last = readFlag(in);
         int length = in.getInt();
@@ -277,7 +304,7 @@ public final class FrameCodec {
         }
         byte[] data = new byte[length];
         in.get(data);
-        return new SnapshotTraffic.Chunk(from, to, term, snapshotIndex, snapshotTerm, offset, last, data);
+        return new SnapshotTraffic.Chunk(from, to, term, snapshotIndex, snapshotTerm, voters, offset, last, data);
     }
 
     private static Message readInstallSnapshot(ByteBuffer in, int from, int to, long term) {
@@ -286,7 +313,7 @@ public final class FrameCodec {
         if (snapshotIndex < 1 || snapshotTerm < 1 || snapshotTerm > term) {
             throw new FrameFormatException("a snapshot at " + snapshotIndex + "/" + snapshotTerm + " in term " + term);
         }
-        return new Message.InstallSnapshot(from, to, term, snapshotIndex, snapshotTerm);
+        return new Message.InstallSnapshot(from, to, term, snapshotIndex, snapshotTerm, readVoters(in));
     }
 
     private static Message readAppend(ByteBuffer in, int from, int to, long term) {

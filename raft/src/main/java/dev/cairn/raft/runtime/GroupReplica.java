@@ -1,6 +1,7 @@
 package dev.cairn.raft.runtime;
 
 import dev.cairn.raft.Entry;
+import dev.cairn.raft.Membership;
 import dev.cairn.raft.RaftNode;
 import dev.cairn.raft.RaftStatus;
 import dev.cairn.raft.Ready;
@@ -21,7 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class GroupReplica {
     final int group;
-    final List<Integer> voters;
     final RaftNode node;
     final GroupStateMachine machine;
     /** Proposals this replica made as leader, by Raft index, until an entry of that index applies. */
@@ -61,16 +61,15 @@ final class GroupReplica {
 
         @Override
         public List<Entry> entriesAfter(long raftIndex) {
-            return node.entriesAfter(raftIndex);
+            return Membership.forMachine(node.entriesAfter(raftIndex));
         }
     };
 
-    GroupReplica(int group, List<Integer> voters, RaftNode node, GroupStateMachine machine, long appliedIndex,
+    GroupReplica(int group, RaftNode node, GroupStateMachine machine, long appliedIndex,
             long snapshotIndex) {
         this.appliedIndex = appliedIndex;
         this.snapshotIndex = snapshotIndex;
         this.group = group;
-        this.voters = List.copyOf(voters);
         this.node = node;
         this.machine = machine;
     }
@@ -86,10 +85,44 @@ final class GroupReplica {
             future.completeExceptionally(e);
             return;
         }
-        long raftIndex = node.propose(shaped.head(), shaped.tail());
+        long raftIndex;
+        try {
+            raftIndex = node.propose(shaped.head(), shaped.tail());
+        } catch (IllegalArgumentException e) {
+            machine.onProposeDropped();
+            future.completeExceptionally(e);
+            return;
+        }
         if (raftIndex < 0) {
             machine.onProposeDropped();
         }
+        track(raftIndex, future);
+    }
+
+    /**
+     * Proposes the group's next configuration ({@link RaftNode#proposeVoters}); the future completes when it
+     * applies, or fails with the refusal (BUSY while an earlier change is not committed) or an
+     * IllegalArgumentException for voters that are not one change away.
+     */
+    void proposeVoters(List<Integer> next, CompletableFuture<Object> future) {
+        long raftIndex;
+        try {
+            raftIndex = node.proposeVoters(next);
+        } catch (IllegalArgumentException e) {
+            future.completeExceptionally(e);
+            return;
+        }
+        if (raftIndex == RaftNode.REFUSED_CHANGE_PENDING) {
+            future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.BUSY,
+                    RaftNode.NONE, "group " + group + " has a configuration change or its leader's first entry"
+                    + " to commit first"));
+            return;
+        }
+        track(raftIndex, future);
+    }
+
+    /** Fails {@code future} with a refusal code's reason, or keeps it until the entry at that index applies. */
+    private void track(long raftIndex, CompletableFuture<Object> future) {
         if (raftIndex == RaftNode.REFUSED_NOT_LEADER) {
             RaftStatus status = node.status();
             future.completeExceptionally(new ProposalRefusedException(ProposalRefusedException.Reason.NOT_LEADER,
@@ -119,7 +152,7 @@ final class GroupReplica {
         }
         Object result;
         try {
-            result = machine.apply(entry);
+            result = machine.apply(Membership.forMachine(entry));
             appliedIndex = entry.raftIndex();
         } catch (RuntimeException e) {
             if (waiting != null) {
@@ -157,7 +190,7 @@ final class GroupReplica {
         }
         BitSet tailsHeld = null;
         if (storeTails && machine.holdsTails() && !ready.entries().isEmpty()) {
-            tailsHeld = machine.onAppend(ready.entries());
+            tailsHeld = machine.onAppend(Membership.forMachine(ready.entries()));
         }
         log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
@@ -168,7 +201,7 @@ final class GroupReplica {
             throw new IllegalArgumentException("group " + group + " cannot compact to " + raftIndex
                     + ": its log starts after " + snapshotIndex + " and " + appliedIndex + " is applied");
         }
-        SnapshotMeta snapshot = new SnapshotMeta(raftIndex, node.termAt(raftIndex));
+        SnapshotMeta snapshot = new SnapshotMeta(raftIndex, node.termAt(raftIndex), node.votersAt(raftIndex));
         node.compact(raftIndex);
         snapshotIndex = raftIndex;
         publishStatus(node.status());
@@ -181,7 +214,7 @@ final class GroupReplica {
         Map<Integer, Long> matchIndex = new HashMap<>();
         boolean leading = status.role() == Role.LEADER;
         if (leading) {
-            for (int voter : voters) {
+            for (int voter : node.replicatingTo()) {
                 if (voter != status.id()) {
                     matchIndex.put(voter, node.matchIndex(voter));
                 }
@@ -224,7 +257,7 @@ final class GroupReplica {
     /** Publishes the group's status if it changed (loop thread): one allocation per Ready at most, none per entry. */
     private void publishStatus(RaftStatus status) {
         GroupStatus next = new GroupStatus(status.role(), status.leader(), status.term(), status.commitIndex(),
-                appliedIndex, snapshotIndex, publishedServing);
+                appliedIndex, snapshotIndex, publishedServing, node.voters(), node.configurationPending());
         if (!next.equals(published)) {
             published = next;
         }

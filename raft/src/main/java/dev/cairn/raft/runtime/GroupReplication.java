@@ -12,8 +12,9 @@ import java.util.Map;
  * @param term this replica's current term
  * @param commitIndex the highest index this replica knows committed
  * @param lastIndex the last index of this replica's log
- * @param matchIndex as leader, for each other voter (replica id), the highest index it is known to hold; 0 until it
- *     first answers a new leader. Empty when {@code leading} is false. Unmodifiable
+ * @param matchIndex as leader, for each other voter and each replica it catches up ({@link RaftEngine#catchUp}),
+ *     the highest index it is known to hold; 0 until it first answers a new leader. Empty when {@code leading} is
+ *     false. Unmodifiable
  */
 public record GroupReplication(boolean leading, long term, long commitIndex, long lastIndex,
         Map<Integer, Long> matchIndex) {

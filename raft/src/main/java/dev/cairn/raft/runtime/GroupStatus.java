@@ -1,6 +1,7 @@
 package dev.cairn.raft.runtime;
 
 import dev.cairn.raft.Role;
+import java.util.List;
 
 /**
  * One replica's view of its group, as its loop last published it ({@link RaftEngine#status}): the loop publishes a
@@ -17,12 +18,15 @@ import dev.cairn.raft.Role;
  *     0 when nothing was compacted
  * @param serving it leads and has applied through an entry of its own term, so its machine's reads are current
  *     (as {@link LeadershipListener} says)
+ * @param voters the group's voters as this replica's log has them (the latest configuration, committed or not)
+ * @param configurationPending that configuration is not known committed yet
  */
 public record GroupStatus(Role role, int leader, long term, long commitIndex, long appliedIndex, long snapshotIndex,
-        boolean serving) {
+        boolean serving, List<Integer> voters, boolean configurationPending) {
 
     /** This view with a later applied index (and a commit index at least that). */
     GroupStatus withApplied(long applied) {
-        return new GroupStatus(role, leader, term, Math.max(commitIndex, applied), applied, snapshotIndex, serving);
+        return new GroupStatus(role, leader, term, Math.max(commitIndex, applied), applied, snapshotIndex, serving,
+                voters, configurationPending);
     }
 }

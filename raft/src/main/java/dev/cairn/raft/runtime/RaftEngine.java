@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * {@code onFailure} callback is told.
  *
  * <p>Snapshots: a state machine that keeps one calls {@link #compact}; followers that need compacted entries get
- * the snapshot in chunks ({@link SnapshotTransfers}). Leadership moves on request ({@link #transferLeadership}). Not
- * yet (docs/multi-raft.md lists the order): membership changes, read index.
+ * the snapshot in chunks ({@link SnapshotTransfers}). Leadership moves on request ({@link #transferLeadership}),
+ * voters change one at a time ({@link #changeVoters}). Not yet: read index.
  *
  * <p>What the host can read: each group's published status from any thread ({@link #status}), a leader's view of
  * its followers from the group's loop ({@link #replication}), and how long each peer has been silent
@@ -69,23 +69,20 @@ public final class RaftEngine implements Closeable {
         long seed = System.nanoTime() ^ ((long) config.selfId() << 32);
         AtomicLong applyThreads = new AtomicLong();
         this.applyPool = config.applyThreads() == 0 ? null : Executors.newFixedThreadPool(config.applyThreads(),
-                runnable -> {
-                    Thread thread = new Thread(runnable, "raft-apply-" + config.selfId() + "-"
-                            + applyThreads.getAndIncrement());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                runnable -> daemon(runnable, "raft-apply-" + config.selfId() + "-" + applyThreads.getAndIncrement()));
         for (int i = 0; i < loops.length; i++) {
             loops[i] = new RaftLoop(i, config, opened[i], transport, liveness, listener, this::failed, applyPool,
                     seed + i);
-            threads[i] = new Thread(loops[i], "raft-loop-" + config.selfId() + "-" + i);
-            threads[i].setDaemon(true);
+            threads[i] = daemon(loops[i], "raft-loop-" + config.selfId() + "-" + i);
         }
-        this.livenessThread = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "raft-liveness-" + config.selfId());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.livenessThread = Executors.newSingleThreadScheduledExecutor(
+                runnable -> daemon(runnable, "raft-liveness-" + config.selfId()));
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
     }
 
     /**
@@ -124,8 +121,10 @@ public final class RaftEngine implements Closeable {
     }
 
     /**
-     * Starts this engine's replica of {@code group} with {@code voters} (replica ids, this engine's among them), from
-     * what its log holds for it if anything. Completes once the group runs.
+     * Starts this engine's replica of {@code group} with {@code voters} (replica ids), from what its log holds for it
+     * if anything; a configuration in that log or its snapshot stands over {@code voters}. A replica not among its
+     * voters is one being added: it never stands for election until the leader's log makes it a voter
+     * ({@link #changeVoters}), so start it with the group's current voters. Completes once the group runs.
      */
     public CompletableFuture<Void> createGroup(int group, List<Integer> voters, GroupStateMachine machine) {
         return createGroup(group, voters, machine, false);
@@ -138,16 +137,10 @@ public final class RaftEngine implements Closeable {
      */
     public CompletableFuture<Void> createGroup(int group, List<Integer> voters, GroupStateMachine machine,
             boolean campaignFirst) {
-        if (!voters.contains(config.selfId())) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("replica " + config.selfId()
-                    + " is not among the voters " + voters + " of group " + group));
+        if (voters.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("group " + group + " has no voters"));
         }
-        long now = System.nanoTime();
-        for (int peer : voters) {
-            if (peer != config.selfId()) {
-                liveness.track(peer, now);
-            }
-        }
+        watch(voters);
         return onLoop(group, (loop, done) -> loop.createGroup(group, voters, machine, campaignFirst, done));
     }
 
@@ -167,7 +160,7 @@ public final class RaftEngine implements Closeable {
      * naming the target.
      */
     public CompletableFuture<Boolean> transferLeadership(int group, int target) {
-        return onLoop(group, (loop, started) -> loop.transferLeadership(group, target, started));
+        return onLoop(group, (loop, started) -> loop.onCore(group, node -> node.transferLeadership(target), started));
     }
 
     /**
@@ -181,25 +174,49 @@ public final class RaftEngine implements Closeable {
         return onLoop(group, (loop, done) -> loop.replication(group, done));
     }
 
+    /**
+     * Asks this engine's replica of {@code group}, if it leads, to make {@code next} the group's voters, one voter
+     * added or removed from {@link #status}'s (Ongaro's thesis 4.1). Completes once the change applied here. Fails with
+     * a {@link ProposalRefusedException} (NOT_LEADER; BUSY while an earlier change or the leader's first entry is not
+     * committed) or an {@link IllegalArgumentException} when {@code next} is not one change away.
+     */
+    public CompletableFuture<Void> changeVoters(int group, List<Integer> next) {
+        watch(next);
+        CompletableFuture<Object> applied = onLoop(group, (loop, done) -> loop.proposeVoters(group, next, done));
+        return applied.thenApply(result -> null);
+    }
+
+    /**
+     * Asks this engine's replica of {@code group}, if it leads, to send its log to {@code peer}, not a voter, to catch
+     * it up before {@link #changeVoters} adds it ({@link #replication} shows it); false if not leading or a voter.
+     */
+    public CompletableFuture<Boolean> catchUp(int group, int peer) {
+        watch(List.of(peer));
+        return onLoop(group, (loop, started) -> loop.onCore(group, node -> node.catchUp(peer), started));
+    }
+
+    /** Watches the brokers of {@code replicas} (pings, failure reports) and takes their frames. */
+    private void watch(List<Integer> replicas) {
+        long now = System.nanoTime();
+        replicas.stream().filter(peer -> peer != config.selfId()).forEach(peer -> liveness.track(peer, now));
+    }
+
     /** Stops this engine's replica of {@code group}; its proposals in flight fail. */
     public CompletableFuture<Void> removeGroup(int group) {
         return onLoop(group, (loop, done) -> loop.removeGroup(group, done));
     }
 
-    /**
-     * Proposes {@code data} to {@code group}: completes with what the state machine returned when the entry applied
-     * here, or fails with a {@link ProposalRefusedException}. Never blocks the caller. Copies {@code data}, so the
-     * caller may reuse it at once; {@link #proposeOwned} does not.
-     */
+    /** {@link #proposeOwned} of a copy of {@code data} (the caller may reuse it at once). */
     public CompletableFuture<Object> propose(int group, byte[] data) {
         return proposeOwned(group, data.clone(), Entry.NO_TAIL);
     }
 
     /**
-     * {@link #propose} without the copy: the entry's bytes are {@code head} then {@code tail} (a payload the caller
-     * holds, {@link Entry#NO_TAIL} for none), taken as they are, in the log, in frames to the followers and in the
-     * {@link Entry} applied here. The caller must not touch either afterwards (not even after the future completes:
-     * the entry keeps them), or replicas may apply different bytes at the same index.
+     * Proposes to {@code group} an entry whose bytes are {@code head} then {@code tail} (a payload the caller holds,
+     * {@link Entry#NO_TAIL} for none): completes with what the state machine returned when it applied here, or fails
+     * with a {@link ProposalRefusedException}. Never blocks the caller. Takes both without a copy, into the log,
+     * frames and the {@link Entry} applied here: the caller must never touch them again, or replicas may apply
+     * different bytes at the same index.
      */
     public CompletableFuture<Object> proposeOwned(int group, byte[] head, ByteBuffer tail) {
         return onLoop(group, (loop, future) -> loop.propose(group, head, tail, future));
@@ -251,14 +268,17 @@ public final class RaftEngine implements Closeable {
 
     /**
      * Takes one frame from the transport (any thread): the sender counts as alive, and each group's messages go to
-     * the group's loop. A malformed frame is a {@link FrameFormatException} and changes nothing.
+     * the group's loop. A sender no group here names is watched from its first frame with group messages on (the
+     * leader of a group this replica was added to may be a replica its starting voters did not name). A malformed
+     * frame is a {@link FrameFormatException} and changes nothing.
      */
     public void deliver(ByteBuffer frame) {
         FrameCodec.Frame decoded = FrameCodec.decode(frame);
         int sender = decoded.sender();
-        if (closed.get() || !liveness.isTracked(sender)) {
+        if (closed.get() || !liveness.isTracked(sender) && decoded.messages().isEmpty()) {
             return;
         }
+        liveness.track(sender, System.nanoTime());
         if (liveness.heard(sender, System.nanoTime())) {
             LOG.info("replica {} hears replica {} again", config.selfId(), sender);
             forEachLoop((loop, unused) -> loop.offer(() -> loop.peerReported(sender, false)));
@@ -374,19 +394,7 @@ public final class RaftEngine implements Closeable {
             }
         }
         if (applyPool != null) {
-            // The loops closed their groups' lanes: each apply thread finishes the entry in hand and stops. Not
-            // interrupted, which would close the file channel a state machine is writing.
-            applyPool.shutdown();
-            try {
-                if (!applyPool.awaitTermination(JOIN_MS, TimeUnit.MILLISECONDS)) {
-                    LOG.warn("replica {}: an apply thread was still busy {} ms after the engine closed",
-                            config.selfId(), JOIN_MS);
-                    applyPool.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                applyPool.shutdownNow();
-            }
+            ApplyLane.shutDown(applyPool, JOIN_MS, "replica " + config.selfId());
         }
     }
 }

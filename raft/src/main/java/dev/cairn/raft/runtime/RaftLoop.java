@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,7 +175,7 @@ final class RaftLoop implements Runnable {
         }
         RaftNode node = RaftNode.start(config.selfId(), voters, config.raft(), random.split(), state.hardState(),
                 state.snapshot(), state.entries(), applied);
-        GroupReplica replica = new GroupReplica(group, voters, node, machine, applied, snapshotIndex);
+        GroupReplica replica = new GroupReplica(group, node, machine, applied, snapshotIndex);
         if (applyPool != null) {
             replica.lane = new ApplyLane(applyPool, replica::apply, () -> {
                 if (replica.awaitingApply) {
@@ -184,7 +185,7 @@ final class RaftLoop implements Runnable {
         }
         groups.put(group, replica);
         markDirty(replica);
-        for (int peer : voters) {
+        for (int peer : node.voters()) {
             if (peer != config.selfId() && liveness.isDown(peer)) {
                 node.onPeerDown(peer);
             }
@@ -260,9 +261,20 @@ final class RaftLoop implements Runnable {
         }
     }
 
-    void transferLeadership(int group, int target, CompletableFuture<Boolean> started) {
+    void proposeVoters(int group, List<Integer> next, CompletableFuture<Object> future) {
         GroupReplica replica = groups.get(group);
-        boolean accepted = replica != null && replica.node.transferLeadership(target);
+        if (replica == null) {
+            future.completeExceptionally(unknownGroup(group));
+            return;
+        }
+        replica.proposeVoters(next, future);
+        markDirty(replica);
+    }
+
+    /** Runs {@code action} on the group's core (a leader's request): whether it took it (false: no such group). */
+    void onCore(int group, Predicate<RaftNode> action, CompletableFuture<Boolean> started) {
+        GroupReplica replica = groups.get(group);
+        boolean accepted = replica != null && action.test(replica.node);
         if (accepted) {
             markDirty(replica);
         }
@@ -301,7 +313,7 @@ final class RaftLoop implements Runnable {
     /** The failure detector reports {@code peer} down (again) or back up to the groups it is a voter of. */
     void peerReported(int peer, boolean down) {
         for (GroupReplica replica : groups.values()) {
-            if (replica.voters.contains(peer)) {
+            if (replica.node.voters().contains(peer) || replica.node.status().leader() == peer) {
                 if (down) {
                     replica.node.onPeerDown(peer);
                 } else {

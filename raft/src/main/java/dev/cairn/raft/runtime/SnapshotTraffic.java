@@ -1,6 +1,7 @@
 package dev.cairn.raft.runtime;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What engines exchange to ship a state machine snapshot, beside the core's messages: the core names the snapshot
@@ -18,14 +19,22 @@ public sealed interface SnapshotTraffic {
 
     long snapshotIndex();
 
-    /** Bytes {@code [offset, offset + data.length)} of the snapshot at {@code snapshotIndex}/{@code snapshotTerm}. */
-    record Chunk(int from, int to, long term, long snapshotIndex, long snapshotTerm, long offset, boolean last,
-            byte[] data) implements SnapshotTraffic {
+    /**
+     * Bytes {@code [offset, offset + data.length)} of the snapshot at {@code snapshotIndex}/{@code snapshotTerm},
+     * whose configuration is {@code voters} (empty when not known).
+     */
+    record Chunk(int from, int to, long term, long snapshotIndex, long snapshotTerm, List<Integer> voters, long offset,
+            boolean last, byte[] data) implements SnapshotTraffic {
+
+        public Chunk {
+            voters = List.copyOf(voters);
+        }
 
         @Override
         public boolean equals(Object other) {
             return other instanceof Chunk c && c.from == from && c.to == to && c.term == term
-                    && c.snapshotIndex == snapshotIndex && c.snapshotTerm == snapshotTerm && c.offset == offset
+                    && c.snapshotIndex == snapshotIndex && c.snapshotTerm == snapshotTerm && c.voters.equals(voters)
+                    && c.offset == offset
                     && c.last == last && Arrays.equals(c.data, data);
         }
 

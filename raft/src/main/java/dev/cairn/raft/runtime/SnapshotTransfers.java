@@ -71,7 +71,7 @@ final class SnapshotTransfers {
 
     /** The core of {@code replica}, as leader, says follower {@code request.to()} needs its snapshot. */
     void onInstallSnapshot(GroupReplica replica, Message.InstallSnapshot request) {
-        SnapshotMeta snapshot = new SnapshotMeta(request.snapshotIndex(), request.snapshotTerm());
+        SnapshotMeta snapshot = new SnapshotMeta(request.snapshotIndex(), request.snapshotTerm(), request.voters());
         long key = key(replica.group, request.to());
         Send current = sends.get(key);
         if (current != null && current.snapshot.equals(snapshot) && current.term == request.term()) {
@@ -96,7 +96,8 @@ final class SnapshotTransfers {
         send.inFlightLast = piece.last();
         send.ticksUnanswered = 0;
         out.accept(send.peer, new FrameCodec.GroupMessage(send.group, new SnapshotTraffic.Chunk(self, send.peer,
-                send.term, send.snapshot.raftIndex(), send.snapshot.term(), send.offset, piece.last(), piece.data())));
+                send.term, send.snapshot.raftIndex(), send.snapshot.term(), send.snapshot.voters(), send.offset,
+                piece.last(), piece.data())));
     }
 
     /** A follower's answer: the next chunk goes, or the transfer is over, or it starts again where asked. */
@@ -135,7 +136,7 @@ final class SnapshotTransfers {
         if (chunk.term() < replica.node.status().term()) {
             return;
         }
-        SnapshotMeta snapshot = new SnapshotMeta(chunk.snapshotIndex(), chunk.snapshotTerm());
+        SnapshotMeta snapshot = new SnapshotMeta(chunk.snapshotIndex(), chunk.snapshotTerm(), chunk.voters());
         Receive receive = receives.get(replica.group);
         boolean same = receive != null && receive.snapshot().equals(snapshot) && receive.leader() == chunk.from();
         if (!same) {
@@ -159,7 +160,7 @@ final class SnapshotTransfers {
         if (chunk.last()) {
             receives.remove(replica.group);
             replica.node.step(new Message.InstallSnapshot(chunk.from(), self, chunk.term(), chunk.snapshotIndex(),
-                    chunk.snapshotTerm()));
+                    chunk.snapshotTerm(), chunk.voters()));
         }
         ack(replica.group, chunk, next);
     }

@@ -32,7 +32,7 @@ import java.util.zip.CRC32C;
  *   9  int    group
  *  13  body   hard state: long term, int votedFor, long commitIndex (20 bytes)
  *             entry:      long term, long raftIndex, int length, bytes (WalEntryRecords)
- *             snapshot:   long raftIndex, long term (16 bytes), for types 3 and 5
+ *             snapshot:   long raftIndex, long term, voters, for types 3 and 5 (WalSnapshotRecords)
  *             removal:    nothing
  * </pre>
  *
@@ -73,7 +73,6 @@ public final class RaftWal implements Closeable {
     static final byte TYPE_SNAPSHOT = 3;
     static final byte TYPE_REMOVAL = 4;
     static final byte TYPE_SNAPSHOT_REPLACING_LOG = 5;
-    private static final int SNAPSHOT_BODY_BYTES = 1 + 4 + 8 + 8;
     private static final int HARD_STATE_BODY_BYTES = 1 + 4 + 8 + 4 + 8;
     private static final int REMOVAL_BODY_BYTES = 1 + 4;
 
@@ -226,8 +225,8 @@ public final class RaftWal implements Closeable {
     }
 
     private void putSnapshot(WalGroup group, SnapshotMeta snapshot, byte type) {
-        ByteBuffer body = reserve(SNAPSHOT_BODY_BYTES);
-        body.put(type).putInt(group.group).putLong(snapshot.raftIndex()).putLong(snapshot.term());
+        ByteBuffer body = reserve(WalSnapshotRecords.bodyBytes(snapshot));
+        WalSnapshotRecords.write(body, type, group.group, snapshot);
         seal(body);
         group.snapshotSegment = WalGroup.IN_BATCH;
         ledger.onAppended(group);

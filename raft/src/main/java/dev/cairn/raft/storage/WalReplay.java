@@ -135,17 +135,15 @@ final class WalReplay {
                 throw malformed("entry (type " + type + ")", position);
             }
             onEntry(group, entry, segment);
-        } else if ((type == RaftWal.TYPE_SNAPSHOT || type == RaftWal.TYPE_SNAPSHOT_REPLACING_LOG)
-                && body.remaining() == 16) {
-            long raftIndex = body.getLong();
-            long term = body.getLong();
-            if (raftIndex < 1 || term < 1) {
+        } else if (type == RaftWal.TYPE_SNAPSHOT || type == RaftWal.TYPE_SNAPSHOT_REPLACING_LOG) {
+            SnapshotMeta snapshot = WalSnapshotRecords.read(body);
+            if (snapshot == null) {
                 throw malformed("snapshot", position);
             }
             if (type == RaftWal.TYPE_SNAPSHOT) {
-                group(group).onSnapshot(new SnapshotMeta(raftIndex, term), segment.number);
+                group(group).onSnapshot(snapshot, segment.number);
             } else {
-                group(group).onSnapshotReplacingLog(new SnapshotMeta(raftIndex, term), segment.number);
+                group(group).onSnapshotReplacingLog(snapshot, segment.number);
                 WalLedger.capEntryIndexMax(segments, group, 1);
             }
         } else if (type == RaftWal.TYPE_REMOVAL && body.remaining() == 0) {

@@ -27,7 +27,7 @@ class FrameCodecTest {
                 new FrameCodec.GroupMessage(1 << 30, new Message.AppendResponse(2, 1, 3, false, 0, 8)),
                 new FrameCodec.GroupMessage(3, new Message.Heartbeat(2, 1, 3, 12, true)),
                 new FrameCodec.GroupMessage(3, new Message.HeartbeatResponse(2, 1, 3, 12)),
-                new FrameCodec.GroupMessage(9, new Message.InstallSnapshot(2, 1, 5, 100, 4)));
+                new FrameCodec.GroupMessage(9, new Message.InstallSnapshot(2, 1, 5, 100, 4, List.of(1, 2, 3))));
     }
 
     @Test
@@ -80,6 +80,19 @@ class FrameCodecTest {
             decoded.addAll(FrameCodec.decode(frame).messages());
         }
         assertEquals(messages, decoded);
+    }
+
+    /** A snapshot's chunks carry the configuration at its index (empty when the leader does not know it). */
+    @Test
+    void snapshotChunksCarryTheConfigurationAtTheirIndex() {
+        List<FrameCodec.GroupMessage> sent = List.of(
+                new FrameCodec.GroupMessage(5, new SnapshotTraffic.Chunk(2, 1, 6, 40, 5, List.of(2, 5, 9), 0, false,
+                        new byte[] {1, 2, 3})),
+                new FrameCodec.GroupMessage(5, new SnapshotTraffic.Chunk(2, 1, 6, 40, 5, List.of(), 3, true,
+                        new byte[0])),
+                new FrameCodec.GroupMessage(5, new SnapshotTraffic.Ack(2, 1, 6, 40, 3)));
+        FrameCodec.Frame frame = FrameCodec.decode(FrameCodec.encode(2, sent).get(0));
+        assertEquals(sent, frame.messages());
     }
 
     @Test
