@@ -3,7 +3,7 @@
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
 # Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] [ENGINE=ratis|cairn]
+#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] [ENGINE=cairn|ratis]
 #   bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
 #   (defaults: 200000 records of 1024 bytes)
 #
@@ -16,7 +16,7 @@
 # uses sendfile. Kafka runs on the JDK's TLS engine; Cairn on the one SSL_ENGINE names (its ssl.engine key; default
 # auto, which is OpenSSL where netty-tcnative loads). The clients use the JDK's.
 #
-# ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
+# ENGINE picks Cairn's raft.engine (default cairn: Cairn's own multi-Raft engine; ratis: Apache Ratis).
 #
 # TOOL=perf runs Kafka's own ProducerPerformance (kafka-producer-perf-test: org.apache.kafka:kafka-tools, its
 # producer at its defaults, --throughput -1) instead of ClientBench, produce only, and prints its p50 and p99
@@ -39,7 +39,7 @@ warmup="${WARMUP:-1}"
 tls="${TLS:-0}"
 fsync="${FSYNC:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
-engine="${ENGINE:-ratis}"
+engine="${ENGINE:-cairn}"
 tool="${TOOL:-clientbench}"
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093

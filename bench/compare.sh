@@ -8,7 +8,7 @@
 #   bench/compare.sh            (about 15 minutes on 2 cores; DURATION=10 s of producing per run, WARMUP=2 not counted)
 #   CELLS="sync-100B e2e-1KiB" SHAPES=1 bench/compare.sh      (a subset)
 #   FSYNC=1 bench/compare.sh    (both sides fsync before acknowledging: log.flush.interval.messages=1 on every broker)
-#   ENGINE=cairn bench/compare.sh   (Cairn's partitions on its own multi-Raft engine, raft.engine=cairn; default ratis)
+#   ENGINE=ratis bench/compare.sh   (Cairn's partitions on Apache Ratis, raft.engine=ratis; default cairn, its own engine)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates, bench/kafka-compare/pom.xml) into bench-work/
 # (git-ignored) on first use, and builds the broker and load-tool jars when they are missing or stale.
@@ -101,7 +101,7 @@ start_cairn() {   # brokers port_prefix: node i on (prefix+i)*1000+92, Raft on +
     java -Xmx1g -jar "$broker_jar" start --set node.id="$id" \
       --set listeners=127.0.0.1:$(( (base + id) * 1000 + 92 )) --set raft.listener=127.0.0.1:$(( (base + id) * 1000 + 93 )) \
       --set raft.voters="$voters" --set log.dirs="$dir/data" --set default.replication.factor="$n" \
-      --set raft.engine="${ENGINE:-ratis}" \
+      --set raft.engine="${ENGINE:-cairn}" \
       ${flush_every_message:+--set "$flush_every_message"} >"$dir/cairn.log" 2>&1 &
     pids+=($!)
   done

@@ -7,7 +7,8 @@
 #
 #   bench/partition-scale.sh                                  (PARTITIONS="100 300 1000", IDLE_SECONDS=60)
 #   PARTITIONS="50 200" IDLE_SECONDS=30 TARGETS=cairn bench/partition-scale.sh
-#   TARGETS="cairn cairn-engine kafka" bench/partition-scale.sh    (cairn-engine: raft.engine=cairn)
+#   TARGETS="cairn cairn-ratis kafka" bench/partition-scale.sh    (cairn: the default engine; cairn-ratis: Ratis;
+#                                                                  cairn-engine: raft.engine=cairn set explicitly)
 #
 # Prints a Markdown table; logs go to bench-work/scale/. Fetches Kafka 4.4 from Maven Central on first use and builds
 # the broker jar when it is missing (as bench/compare-kafka.sh does).
@@ -42,8 +43,12 @@ start_cairn() {   # dir [--set key=value]...
   bootstrap="127.0.0.1:$cairn_port"
 }
 
-start_cairn-engine() {   # dir: the partitions on Cairn's own multi-Raft engine
+start_cairn-engine() {   # dir: the partitions on Cairn's own multi-Raft engine (the default), set explicitly
   start_cairn "$1" --set raft.engine=cairn
+}
+
+start_cairn-ratis() {   # dir: the partitions on Apache Ratis
+  start_cairn "$1" --set raft.engine=ratis
 }
 
 start_kafka() {   # dir

@@ -6,13 +6,13 @@
 # broker during one measured round. Prints the client's line, the broker's CPU seconds over the round, and the
 # samples grouped by what the threads were doing (the table in docs/write-path.md, "Where the CPU goes").
 #
-#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] [ENGINE=ratis|cairn] [ALLOC=1] bench/profile.sh
+#   TARGET=cairn|kafka [RECORDS=500000] [WARMUP=3] [ENGINE=cairn|ratis] [ALLOC=1] bench/profile.sh
 #
 # ALLOC=1 records the broker's allocations during the measured round with JFR instead of sampling its CPU with perf,
 # and prints what it allocated in all and per produced record, with the largest allocation sites
 # (bench-work/profile/TARGET.jfr).
 #
-# ENGINE picks Cairn's raft.engine (default ratis: Apache Ratis; cairn: Cairn's own multi-Raft engine).
+# ENGINE picks Cairn's raft.engine (default cairn: Cairn's own multi-Raft engine; ratis: Apache Ratis).
 #
 # Needs Linux perf (Debian: linux-perf) allowed to sample the process (root, or kernel.perf_event_paranoid <= 1).
 # Leaves bench-work/profile/TARGET.perf for `perf report -i` (the JIT symbols are in /tmp/perf-PID.map).
@@ -23,7 +23,7 @@ out="$work/profile"
 target="${TARGET:-cairn}"
 records="${RECORDS:-500000}"
 warmup="${WARMUP:-3}"
-engine="${ENGINE:-ratis}"
+engine="${ENGINE:-cairn}"
 alloc="${ALLOC:-0}"
 port=49092; raft_port=49093; controller_port=49094
 mkdir -p "$out"

@@ -202,9 +202,11 @@ public final class Broker implements Closeable {
         Path dataDir = config.dataDir().toAbsolutePath().normalize();
         Files.createDirectories(dataDir);
         String localClusterId = ClusterIdentity.local(dataDir);
-        RaftEngineMarker.check(dataDir, config.raftEngine());
-        LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}", version(),
-                config.nodeId(), config.kafkaListener(), config.raftListener(), dataDir);
+        RaftEngineKeys.Engine engine = RaftEngineMarker.check(dataDir, config.raftEngine(),
+                config.isExplicit(RaftEngineKeys.RAFT_ENGINE));
+        LOG.info("Cairn {} starting: node.id={}, Kafka listener {}, Raft listener {}, data directory {}, partitions on "
+                + "raft.engine={}", version(), config.nodeId(), config.kafkaListener(), config.raftListener(), dataDir,
+                engine.configName());
         config.warnings().forEach(warning -> LOG.warn("Configuration: {}", warning));
         LOG.info("Durability: a produce is acknowledged once a majority of its replicas {}", config.fsyncBeforeAck()
                 ? "fsynced it (log.flush.interval.messages=1)"
@@ -225,7 +227,7 @@ public final class Broker implements Closeable {
         // Synced writes: the Raft log is purged behind snapshots, so a commit lost from an unsynced RocksDB WAL
         // could not be replayed. Commits are rare next to produces; the cost is small.
         OffsetStore offsets = RocksDbOffsetStore.open(io, dataDir.resolve("offsets"), true);
-        boolean onEngine = config.raftEngine() == RaftEngineKeys.Engine.CAIRN;
+        boolean onEngine = engine == RaftEngineKeys.Engine.CAIRN;
         RatisCluster cluster = new RatisCluster(config.nodeId(), raftAddresses, ratis, io, dataDir, logConfig,
                 offsets, !onEngine);
         PartitionHost partitions;

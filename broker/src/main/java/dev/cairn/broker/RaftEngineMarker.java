@@ -10,10 +10,12 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * Which Raft engine a data directory's partitions belong to, in the file {@code raft.engine}, written at first
- * start. A broker started later with the other {@code raft.engine} is refused: the offsets store skips commands
- * whose Raft index it already applied, and the two engines number their entries independently, so switching would
- * silently drop offset commits (and the other engine would not find the partitions' Raft state). A directory from
- * before this file existed, holding partitions, was written by Ratis.
+ * start. A broker started later with the other {@code raft.engine} set explicitly is refused: the offsets store skips
+ * commands whose Raft index it already applied, and the two engines number their entries independently, so switching
+ * would silently drop offset commits (and the other engine would not find the partitions' Raft state). Without an
+ * explicit setting a directory keeps the engine it records, so that one written by Ratis (the default before Cairn's
+ * engine) keeps working after an upgrade. A directory from before this file existed, holding partitions, was
+ * written by Ratis.
  */
 final class RaftEngineMarker {
     static final String FILE_NAME = "raft.engine";
@@ -25,6 +27,15 @@ final class RaftEngineMarker {
 
     /** Records {@code engine} on first start, or checks it against what the directory holds. */
     static void check(Path dataDir, Engine engine) throws IOException {
+        check(dataDir, engine, true);
+    }
+
+    /**
+     * The engine the broker runs on: {@code configured} on first start (recorded then), else the one the directory
+     * records, which an {@code explicit} setting must match.
+     */
+    static Engine check(Path dataDir, Engine configured, boolean explicit) throws IOException {
+        Engine engine = configured;
         Path file = dataDir.resolve(FILE_NAME);
         Engine recorded;
         if (Files.exists(file)) {
@@ -43,6 +54,9 @@ final class RaftEngineMarker {
         } else {
             recorded = engine;
         }
+        if (!explicit) {
+            engine = recorded;
+        }
         if (recorded != engine) {
             throw new ConfigException("the data directory " + dataDir + " holds partitions of raft.engine="
                     + recorded.configName() + ", and this broker was started with raft.engine=" + engine.configName()
@@ -55,5 +69,6 @@ final class RaftEngineMarker {
             Files.writeString(tmp, engine.configName() + "\n", StandardCharsets.UTF_8);
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
+        return engine;
     }
 }

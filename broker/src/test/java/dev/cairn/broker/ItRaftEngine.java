@@ -4,9 +4,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The Raft engine integration tests run their brokers on: {@code -Dcairn.it.raft.engine=cairn} (the second failsafe
- * execution of broker/pom.xml) puts {@code raft.engine=cairn} into every broker a fixture starts, unless the test
- * sets raft.engine itself.
+ * The Raft engine integration tests run their brokers on: the default (cairn) unless {@code -Dcairn.it.raft.engine}
+ * names one; the second failsafe execution of broker/pom.xml sets {@code ratis}, which goes into every broker a
+ * fixture starts unless the test sets raft.engine itself.
  */
 final class ItRaftEngine {
     static final String PROPERTY = "cairn.it.raft.engine";

@@ -30,6 +30,19 @@ class RaftEngineMarkerTest {
         assertEquals("ratis", Files.readString(dir.resolve(RaftEngineMarker.FILE_NAME)).trim());
     }
 
+    /** Without an explicit raft.engine a directory keeps what it records: an upgrade does not strand Ratis data. */
+    @Test
+    void unsetTheEngineIsTheOneTheDirectoryRecords(@TempDir Path dir) throws Exception {
+        assertEquals(Engine.CAIRN, RaftEngineMarker.check(dir.resolve("new"), Engine.CAIRN, false));
+        Path ratis = dir.resolve("ratis");
+        Files.createDirectories(ratis);
+        Files.writeString(ratis.resolve("partition-groups.properties"), "");
+        assertEquals(Engine.RATIS, RaftEngineMarker.check(ratis, Engine.CAIRN, false));
+        assertEquals("ratis", Files.readString(ratis.resolve(RaftEngineMarker.FILE_NAME)).trim());
+        assertEquals(Engine.RATIS, RaftEngineMarker.check(ratis, Engine.CAIRN, false));
+        assertThrows(ConfigException.class, () -> RaftEngineMarker.check(ratis, Engine.CAIRN, true));
+    }
+
     @Test
     void anUnreadableMarkerIsRefusedRatherThanGuessed(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve(RaftEngineMarker.FILE_NAME), "zookeeper\n");

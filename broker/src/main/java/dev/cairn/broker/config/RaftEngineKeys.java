@@ -6,11 +6,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Which Raft implementation runs the partitions' groups. {@code ratis} (the default): Apache Ratis, a server thread
- * set and a log per group. {@code cairn}: Cairn's own multi-Raft engine (docs/multi-raft.md), a fixed set of event
- * loops and one write-ahead log per loop whatever the partition count, its frames on {@code raft.engine.listener}.
- * The metadata group stays on Ratis either way. The choice is recorded in the data directory at first start and a
- * different one is refused later (the offsets store counts Raft indexes of one engine).
+ * Which Raft implementation runs the partitions' groups. {@code cairn} (the default): Cairn's own multi-Raft engine
+ * (docs/multi-raft.md), a fixed set of event loops and one write-ahead log per loop whatever the partition count, its
+ * frames on {@code raft.engine.listener}. {@code ratis}: Apache Ratis, a server thread set and a log per group. The
+ * metadata group stays on Ratis either way. The choice is recorded in the data directory at first start; later a
+ * directory keeps its engine unless another is set explicitly, which is refused (the offsets store counts Raft
+ * indexes of one engine).
  */
 public final class RaftEngineKeys {
     /** The engines a broker can run partitions on. */
@@ -23,10 +24,13 @@ public final class RaftEngineKeys {
         }
     }
 
-    public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "ratis",
-            "Raft implementation of the partitions' groups: ratis (Apache Ratis) or cairn (Cairn's multi-Raft engine, "
-            + "shared event loops and logs, mutual TLS with raft.ssl.*, reassignments one voter at a time; see "
-            + "docs/multi-raft.md). Fixed per data directory.", ConfigKey.Kind.STRING, RaftEngineKeys::parseEngine);
+    public static final ConfigKey<Engine> RAFT_ENGINE = new ConfigKey<>("raft.engine", "cairn",
+            "Raft implementation of the partitions' groups: cairn (Cairn's multi-Raft engine: shared event loops and "
+            + "logs, mutual TLS with raft.ssl.*, reassignments one voter at a time; see docs/multi-raft.md) or ratis "
+            + "(Apache Ratis, a thread set and log per partition). Recorded in the data directory at first start: "
+            + "unset, a directory keeps its engine (one written while ratis was the default stays ratis); set to the "
+            + "other, refused. Set it alike on every broker of a cluster.", ConfigKey.Kind.STRING,
+            RaftEngineKeys::parseEngine);
     public static final ConfigKey<String> RAFT_ENGINE_LISTENER = stringKey("raft.engine.listener", "",
             "host:port where the cairn engine takes Raft frames from other brokers; empty: raft.listener's host, "
             + "any free port (registered in metadata). Unused with raft.engine=ratis.");

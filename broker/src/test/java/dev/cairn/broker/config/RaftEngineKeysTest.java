@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 class RaftEngineKeysTest {
 
     @Test
-    void ratisIsTheDefaultAndCairnIsChosenByName() {
-        assertEquals(RaftEngineKeys.Engine.RATIS, BrokerConfig.defaults().raftEngine());
+    void cairnIsTheDefaultAndRatisIsChosenByName() {
+        assertEquals(RaftEngineKeys.Engine.CAIRN, BrokerConfig.defaults().raftEngine());
+        assertEquals(RaftEngineKeys.Engine.RATIS, BrokerConfig.fromMap(Map.of("raft.engine", "ratis")).raftEngine());
         BrokerConfig cairn = BrokerConfig.fromMap(Map.of("raft.engine", "cairn"));
         assertEquals(RaftEngineKeys.Engine.CAIRN, cairn.raftEngine());
         assertEquals(new HostPort("127.0.0.1", 0), cairn.raftEngineListener(), "raft.listener's host, any port");
@@ -30,7 +31,7 @@ class RaftEngineKeysTest {
                 "socket.request.max.bytes", Integer.toString(100 << 20)), "message.max.bytes");
         assertRefused(Map.of("raft.engine", "cairn", "raft.engine.listener", "nohost"), "raft.engine.listener");
         // The same values are fine on Ratis.
-        BrokerConfig.fromMap(Map.of("message.max.bytes", Integer.toString(40 << 20),
+        BrokerConfig.fromMap(Map.of("raft.engine", "ratis", "message.max.bytes", Integer.toString(40 << 20),
                 "socket.request.max.bytes", Integer.toString(100 << 20)));
     }
 
