@@ -6,7 +6,8 @@
 # FRANZ_GO_RUN=regexp runs only the matching tests (go test -run), e.g. FRANZ_GO_RUN='^TestGroupETL$'.
 # FRANZ_GO_LOGS=dir keeps the brokers' logs and go test's output there; FRANZ_GO_LOG_LEVEL=info|debug turns on
 # franz-go's own client log in that output (none by default). FRANZ_GO_BROKER_SETTINGS="k=v k=v" adds broker
-# settings, e.g. FRANZ_GO_BROKER_SETTINGS=raft.engine=cairn runs the brokers on Cairn's own Raft engine.
+# settings, e.g. FRANZ_GO_BROKER_SETTINGS=raft.engine=ratis runs the partitions on Apache Ratis (the default is
+# Cairn's own engine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)

@@ -14,6 +14,11 @@ final class ItRaftEngine {
     private ItRaftEngine() {
     }
 
+    /** Whether this run puts the partitions on Ratis (the default engine is Cairn's own). */
+    static boolean partitionsOnRatis() {
+        return "ratis".equals(System.getProperty(PROPERTY, "").trim());
+    }
+
     /** {@code settings} with the engine of this run added. */
     static Map<String, String> withEngine(Map<String, String> settings) {
         String engine = System.getProperty(PROPERTY, "").trim();

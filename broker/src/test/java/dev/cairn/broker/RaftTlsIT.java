@@ -218,12 +218,12 @@ class RaftTlsIT {
     }
 
     /**
-     * Whether the partitions' groups run on Ratis, beside the metadata group; on the Cairn engine
-     * ({@code raft.engine=cairn}) they are reached on the engine's port, whose refusal of outsiders
-     * {@code net.RaftFrameTlsTest} shows, and only the metadata group is Ratis's.
+     * Whether the partitions' groups run on Ratis, beside the metadata group; on the Cairn engine (the default) they
+     * are reached on the engine's port, whose refusal of outsiders {@code net.RaftFrameTlsTest} shows, and only the
+     * metadata group is Ratis's.
      */
     private static boolean partitionsOnRatis() {
-        return !"cairn".equals(System.getProperty(ItRaftEngine.PROPERTY, ""));
+        return ItRaftEngine.partitionsOnRatis();
     }
 
     /** Mutual TLS with the key of {@code keystore} and the certificates of {@code truststore}, built with the JDK. */

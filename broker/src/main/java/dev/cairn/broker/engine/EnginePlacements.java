@@ -99,7 +99,9 @@ final class EnginePlacements {
             } else if (command instanceof Command.Append append && !producersMoved) {
                 planner.plan(append);   // decided as it applies, from the state replayed so far: exactly so
             } else if (command == null || command instanceof Command.Append || decidedAsApplied(command)) {
+                // Not rebuilt before the partition applies what is in the log now: no scan per proposal meanwhile.
                 planner.invalidate();
+                blockedThrough = Math.max(blockedThrough, log.lastIndex());
                 return false;
             } else if (movesProducers(command)) {
                 producersMoved = true;   // an old-format append after it would be decided against state not here

@@ -8,6 +8,7 @@ import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.broker.config.BrokerConfig;
 import dev.cairn.broker.config.ConfigException;
 import dev.cairn.broker.config.HostPort;
+import dev.cairn.broker.config.RaftVoter;
 import dev.cairn.broker.engine.rpc.EngineRpc;
 import dev.cairn.broker.net.RaftFrameTls;
 import dev.cairn.broker.net.RaftFrameTransport;
@@ -76,7 +77,7 @@ final class EngineStart {
             rpc[0] = new EngineRpc(nodeId, (node, frame) -> transport.trySend(node + 1, frame),
                     new EngineLeaderSide(() -> partitions[0]), FrameCodec.FRAME_BYTES_MAX);
             groups.copyGapsThrough(new EngineGapCopies(engine[0], engineConfig.selfId(), rpc[0]));
-            String address = bind.host() + ":" + transport.port();
+            String address = advertisedHost(config, bind) + ":" + transport.port();
             partitions[0] = new EnginePartitions(nodeId, groups, leaderships, listeners, rpc[0], forwarding, address,
                     images, caughtUpImages, submit);
             groups.createIndexed();
@@ -102,6 +103,28 @@ final class EngineStart {
     }
 
     /** Where broker {@code nodeId}'s engine takes frames, as it registered; null while it is not known. */
+    /**
+     * The host other brokers reach the engine listener on, as registered in metadata: its bind host, or for a
+     * wildcard bind (0.0.0.0, ::, as in a container), the host of this broker's raft.voters entry (what the other
+     * brokers already reach it by), else raft.listener's host, else its advertised Kafka listener's host.
+     */
+    static String advertisedHost(BrokerConfig config, HostPort bind) {
+        if (!isWildcard(bind.host())) {
+            return bind.host();
+        }
+        for (RaftVoter voter : config.raftVoters()) {
+            if (voter.nodeId() == config.nodeId() && !isWildcard(voter.address().host())) {
+                return voter.address().host();
+            }
+        }
+        return isWildcard(config.raftListener().host()) ? config.advertisedListener().host()
+                : config.raftListener().host();
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.isEmpty();
+    }
+
     private static InetSocketAddress engineAddress(MetadataImage image, int nodeId) {
         BrokerInfo broker = image.brokers().get(nodeId);
         if (broker == null || broker.engineAddress() == null) {
