@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.PartitionReassignment;
+import dev.cairn.broker.cluster.ReassignmentSteps;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import dev.cairn.raft.Role;
@@ -13,10 +14,7 @@ import dev.cairn.raft.runtime.RaftEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -50,9 +48,7 @@ final class EngineReassignments {
     private final Function<TopicPartition, EngineGroups.Hosted> hosted;
     private final Supplier<MetadataImage> images;
     private final Function<MetadataCommand, CompletableFuture<MetadataResult>> metadata;
-    private final Set<TopicPartition> inFlight = ConcurrentHashMap.newKeySet();
-    /** Why each waiting move last waited, so that a move retried every run logs its reason once. */
-    private final Map<TopicPartition, String> lastWait = new ConcurrentHashMap<>();
+    private final ReassignmentSteps steps = new ReassignmentSteps(STEPS_IN_FLIGHT_MAX, STEP_TIMEOUT_MS);
 
     EngineReassignments(int nodeId, Supplier<RaftEngine> engine, Function<TopicPartition, EngineGroups.Hosted> hosted,
             Supplier<MetadataImage> images, Function<MetadataCommand, CompletableFuture<MetadataResult>> metadata) {
@@ -66,9 +62,9 @@ final class EngineReassignments {
     /** Takes the next step of every reassignment whose group this broker leads. */
     void drive(long transferTimeoutMs) {
         MetadataImage image = images.get();
-        lastWait.keySet().retainAll(image.reassignments().keySet());
+        steps.retain(image.reassignments().keySet());
         for (Map.Entry<TopicPartition, PartitionReassignment> entry : image.reassignments().entrySet()) {
-            if (inFlight.size() >= STEPS_IN_FLIGHT_MAX) {
+            if (steps.full()) {
                 return;
             }
             TopicPartition tp = entry.getKey();
@@ -76,20 +72,11 @@ final class EngineReassignments {
             TopicInfo topic = image.topics().get(tp.topic());
             GroupStatus status = group == null ? null : engine.get().status(group.group());
             if (topic == null || status == null || status.role() != Role.LEADER || status.configurationPending()
-                    || topic.raftGroup(tp.partition()) != group.group() || !inFlight.add(tp)) {
+                    || topic.raftGroup(tp.partition()) != group.group() || !steps.claim(tp)) {
                 continue;
             }
-            step(tp, group.group(), topic, entry.getValue().target(), status.voters(), transferTimeoutMs)
-                    .orTimeout(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .whenComplete((done, error) -> {
-                        inFlight.remove(tp);
-                        String why = error == null ? null : error.toString();
-                        if (why != null && !why.equals(lastWait.put(tp, why))) {
-                            LOG.info("{}: reassignment to {} waits: {}", tp, entry.getValue().target(), why);
-                        } else if (why == null) {
-                            lastWait.remove(tp);
-                        }
-                    });
+            List<Integer> target = entry.getValue().target();
+            steps.track(tp, target, step(tp, group.group(), topic, target, status.voters(), transferTimeoutMs));
         }
     }
 

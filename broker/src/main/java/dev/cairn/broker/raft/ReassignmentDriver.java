@@ -4,6 +4,7 @@ import dev.cairn.broker.cluster.MetadataCommand;
 import dev.cairn.broker.cluster.MetadataImage;
 import dev.cairn.broker.cluster.MetadataResult;
 import dev.cairn.broker.cluster.PartitionReassignment;
+import dev.cairn.broker.cluster.ReassignmentSteps;
 import dev.cairn.broker.cluster.TopicInfo;
 import dev.cairn.broker.cluster.TopicPartition;
 import java.util.List;
@@ -13,7 +14,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -42,9 +42,7 @@ final class ReassignmentDriver {
     private final Function<TopicPartition, UUID> groupOf;
     private final Function<List<Integer>, List<RaftPeer>> peers;
     private final Function<MetadataCommand, CompletableFuture<MetadataResult>> metadata;
-    private final Set<TopicPartition> inFlight = ConcurrentHashMap.newKeySet();
-    /** Why each waiting move last waited, so that a move retried every run logs its reason once, not each time. */
-    private final Map<TopicPartition, String> lastWait = new ConcurrentHashMap<>();
+    private final ReassignmentSteps steps = new ReassignmentSteps(STEPS_IN_FLIGHT_MAX, STEP_TIMEOUT_MS);
     /** The longest one step may take before the next run tries again (Ratis answers or gives up sooner). */
     static final long STEP_TIMEOUT_MS = 60_000;
     /**
@@ -71,7 +69,7 @@ final class ReassignmentDriver {
     /** Takes the next step of every reassignment whose partition this broker leads. */
     void drive(long transferTimeoutMs) {
         MetadataImage image = images.get();
-        lastWait.keySet().retainAll(image.reassignments().keySet());
+        steps.retain(image.reassignments().keySet());
         for (Map.Entry<TopicPartition, PartitionReassignment> entry : image.reassignments().entrySet()) {
             TopicPartition tp = entry.getKey();
             UUID gid = groupOf.apply(tp);
@@ -82,23 +80,14 @@ final class ReassignmentDriver {
             RaftGroupId groupId = RaftGroupId.valueOf(gid);
             boolean leads = host.role(groupId).map(GroupRole::isLeader).orElse(false);
             Optional<Set<String>> voters = host.voters(groupId);
-            if (inFlight.size() >= STEPS_IN_FLIGHT_MAX) {
+            if (steps.full()) {
                 return;
             }
-            if (!leads || voters.isEmpty() || !inFlight.add(tp)) {
+            if (!leads || voters.isEmpty() || !steps.claim(tp)) {
                 continue;
             }
-            step(tp, groupId, topic, entry.getValue(), voters.get(), transferTimeoutMs)
-                    .orTimeout(STEP_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
-                    .whenComplete((done, error) -> {
-                        inFlight.remove(tp);
-                        String why = error == null ? null : error.toString();
-                        if (why != null && !why.equals(lastWait.put(tp, why))) {
-                            LOG.info("{}: reassignment to {} waits: {}", tp, entry.getValue().target(), why);
-                        } else if (why == null) {
-                            lastWait.remove(tp);
-                        }
-                    });
+            steps.track(tp, entry.getValue().target(),
+                    step(tp, groupId, topic, entry.getValue(), voters.get(), transferTimeoutMs));
         }
     }
 
