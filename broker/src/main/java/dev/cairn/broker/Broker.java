@@ -484,7 +484,7 @@ public final class Broker implements Closeable {
                 config.autoCreateTopicsEnable(), config.numPartitions(), config.defaultReplicationFactor()));
         TransactionCoordinator transactions = transactionCoordinator(config, cluster, timedPartitions, creator);
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(cluster, timedPartitions, validation,
-                System::currentTimeMillis, transactions));
+                partitions.batchBytesMax(config.messageMaxBytes()), System::currentTimeMillis, transactions));
         handlers.put(ApiKey.FETCH, new FetchHandler(cluster, partitions, waiter, System::currentTimeMillis));
         scheduleTransactionJobs(config, timer, transactions);
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(new ProducerIds(cluster), transactions));

@@ -38,20 +38,27 @@ public final class ProduceHandler implements RequestHandler {
     private final MetadataService metadata;
     private final ReplicatedPartitions partitions;
     private final BatchValidationConfig validation;
+    /** The largest batch a topic's {@code max.message.bytes} may allow: what the Raft groups carry. */
+    private final int topicBatchBytesMax;
     private final LongSupplier clockMs;
     private final TransactionVerifier verifier;
 
     public ProduceHandler(MetadataService metadata, ReplicatedPartitions partitions, BatchValidationConfig validation,
             LongSupplier clockMs) {
-        this(metadata, partitions, validation, clockMs, null);
+        this(metadata, partitions, validation, validation.messageBytesMax(), clockMs, null);
     }
 
-    /** @param transactions verifies a transactional batch that opens a transaction (KIP-890); null: not verified */
+    /**
+     * @param topicBatchBytesMax the largest batch a topic's {@code max.message.bytes} may allow, above the broker's
+     *     {@code message.max.bytes} (the default in {@code validation}): the largest the Raft groups carry
+     * @param transactions verifies a transactional batch that opens a transaction (KIP-890); null: not verified
+     */
     public ProduceHandler(MetadataService metadata, ReplicatedPartitions partitions, BatchValidationConfig validation,
-            LongSupplier clockMs, TransactionCoordinator transactions) {
+            int topicBatchBytesMax, LongSupplier clockMs, TransactionCoordinator transactions) {
         this.metadata = metadata;
         this.partitions = partitions;
         this.validation = validation;
+        this.topicBatchBytesMax = topicBatchBytesMax;
         this.clockMs = clockMs;
         this.verifier = new TransactionVerifier(transactions, partitions);
     }
@@ -107,10 +114,11 @@ public final class ProduceHandler implements RequestHandler {
     }
 
     /**
-     * The broker's validation settings with the topic's {@code max.message.bytes} override, if it has one. A topic
-     * may not raise the limit past the broker's {@code message.max.bytes}: that is the largest batch a Raft log
-     * entry carries (RatisSettings#withBatchBytesMax), and a larger one would never commit. Such a batch is answered
-     * MESSAGE_TOO_LARGE at once instead.
+     * The broker's validation settings with the topic's {@code max.message.bytes} override, if it has one. As in
+     * Kafka, a topic may allow more than the broker's {@code message.max.bytes}, up to the largest batch the Raft
+     * groups carry ({@code topicBatchBytesMax}: about 16 MiB on Cairn's engine; the broker's own limit on Ratis,
+     * whose log buffers are sized from it, RatisSettings#withBatchBytesMax). A larger batch would never commit, so it
+     * is answered MESSAGE_TOO_LARGE at once.
      */
     private BatchValidationConfig validationFor(TopicInfo topic) {
         BatchValidationConfig topicValidation = validation.withLogAppendTime(TopicConfigs.logAppendTime(
@@ -120,7 +128,7 @@ public final class ProduceHandler implements RequestHandler {
             return topicValidation;
         }
         int topicBytesMax = Integer.parseInt(override.trim());
-        return topicValidation.withMessageBytesMax(Math.min(topicBytesMax, validation.messageBytesMax()));
+        return topicValidation.withMessageBytesMax(Math.min(topicBytesMax, topicBatchBytesMax));
     }
 
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,

@@ -63,6 +63,14 @@ public interface PartitionHost extends ReplicatedPartitions {
         return dev.cairn.broker.config.Limits.PARTITIONS_PER_BROKER_MAX;
     }
 
+    /**
+     * The largest record batch these groups carry, which a topic's {@code max.message.bytes} may allow above the
+     * broker's {@code message.max.bytes}; by default that broker limit, as Ratis's log buffers are sized from it.
+     */
+    default int batchBytesMax(int brokerMessageMaxBytes) {
+        return brokerMessageMaxBytes;
+    }
+
     /** Whether replicas can move between brokers (AlterPartitionReassignments). */
     default boolean supportsReassignment() {
         return true;

@@ -96,9 +96,10 @@ public record BrokerConfig(
     public static final ConfigKey<Long> LOG_FLUSH_INTERVAL_MS = longKey("log.flush.interval.ms", Long.MAX_VALUE, 1,
             Long.MAX_VALUE, "fsync a partition log when its oldest unflushed batch is this old.");
     public static final ConfigKey<Integer> MESSAGE_MAX_BYTES = intKey("message.max.bytes", 1_048_588, 64,
-            Limits.RECORD_BATCH_BYTES_MAX, "Largest record batch accepted (MESSAGE_TOO_LARGE above), for every "
-            + "topic: a larger topic max.message.bytes is capped here. Each hosted partition holds about this much "
-            + "direct memory for its Raft log buffer.");
+            Limits.RECORD_BATCH_BYTES_MAX, "Largest record batch accepted (MESSAGE_TOO_LARGE above) for a topic "
+            + "that sets no max.message.bytes. A topic may allow more up to what its Raft group carries: 16 MiB less "
+            + "64 KiB on the cairn engine (also this key's largest value there); this key itself on ratis, where each "
+            + "hosted partition holds about this much direct memory for its Raft log buffer.");
     public static final ConfigKey<Integer> SOCKET_REQUEST_MAX_BYTES = intKey("socket.request.max.bytes",
             104_857_600, 1024, Limits.REQUEST_BYTES_MAX, "Largest request frame; larger ones close the connection.");
     public static final ConfigKey<Integer> MAX_CONNECTIONS = intKey("max.connections", 10_000, 1,

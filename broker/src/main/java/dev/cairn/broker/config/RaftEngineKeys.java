@@ -36,11 +36,13 @@ public final class RaftEngineKeys {
             + "any free port (registered in metadata). Unused with raft.engine=ratis.");
 
     /**
-     * The largest Raft entry the cairn engine carries: an entry travels whole in one frame of at most 32 MiB
-     * ({@code FrameCodec.FRAME_BYTES_MAX}), so {@code message.max.bytes} is capped under it with this engine, leaving
-     * room for the command's header and the frame's.
+     * The largest record batch the cairn engine carries: an entry travels whole in one frame ({@code
+     * FrameCodec.FRAME_BYTES_MAX}, 32 MiB), and an entry that carries its batch (a transactional one, or an append
+     * placed behind one) is logged whole in one write-ahead log record ({@code RaftWal.RECORD_BYTES_MAX}, 16 MiB). So
+     * {@code message.max.bytes}, and a topic's {@code max.message.bytes}, stop under the smaller, leaving room for the
+     * command's header and the frame's (RaftEngineKeysTest checks it against both).
      */
-    public static final int ENGINE_BATCH_BYTES_MAX = 32 * 1024 * 1024 - 64 * 1024;
+    public static final int ENGINE_BATCH_BYTES_MAX = 16 * 1024 * 1024 - 64 * 1024;
 
     public static final List<ConfigKey<?>> KEYS = List.of(RAFT_ENGINE, RAFT_ENGINE_LISTENER);
 

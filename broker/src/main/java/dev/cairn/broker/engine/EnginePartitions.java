@@ -315,6 +315,12 @@ public final class EnginePartitions implements PartitionHost {
         return dev.cairn.broker.config.Limits.ENGINE_PARTITIONS_PER_BROKER_MAX;
     }
 
+    /** Whatever the broker's {@code message.max.bytes}: a topic may allow up to what one engine entry carries. */
+    @Override
+    public int batchBytesMax(int brokerMessageMaxBytes) {
+        return dev.cairn.broker.config.RaftEngineKeys.ENGINE_BATCH_BYTES_MAX;
+    }
+
     /** Reassignments change a group's voters one at a time ({@link EngineReassignments}). */
     @Override
     public boolean supportsReassignment() {

@@ -38,7 +38,7 @@ class ProduceTransactionVerificationTest {
     private final TransactionCoordinator coordinator = new TransactionCoordinator(metadata, partitions,
             new TopicCreator(metadata, UUID::randomUUID), new ProducerIds(metadata), 4, 1, 900_000, () -> 0L);
     private final ProduceHandler handler = new ProduceHandler(metadata, partitions, BatchValidationConfig.DEFAULTS,
-            System::currentTimeMillis, coordinator);
+            BatchValidationConfig.DEFAULTS.messageBytesMax(), System::currentTimeMillis, coordinator);
     private long producerId;
 
     @BeforeEach

@@ -35,6 +35,21 @@ class RaftEngineKeysTest {
                 "socket.request.max.bytes", Integer.toString(100 << 20)));
     }
 
+    /**
+     * An engine entry that carries its batch (a transactional one, or an append placed behind one) is logged whole in
+     * one RaftWal record and sent whole in one frame, so the largest batch leaves room under both for the command's
+     * header; a larger one made the WAL refuse the append.
+     */
+    @Test
+    void theEnginesLargestBatchFitsOneFrameAndOneWalRecord() {
+        int headroom = 32 * 1024;
+        assertTrue(RaftEngineKeys.ENGINE_BATCH_BYTES_MAX + headroom <= dev.cairn.raft.storage.RaftWal.RECORD_BYTES_MAX);
+        assertTrue(RaftEngineKeys.ENGINE_BATCH_BYTES_MAX + headroom
+                <= dev.cairn.raft.runtime.FrameCodec.FRAME_BYTES_MAX);
+        assertRefused(Map.of("raft.engine", "cairn", "message.max.bytes", Integer.toString(20 << 20)),
+                "message.max.bytes");
+    }
+
     private static void assertRefused(Map<String, String> values, String naming) {
         ConfigException refused = assertThrows(ConfigException.class, () -> BrokerConfig.fromMap(values));
         assertTrue(refused.getMessage().contains(naming), refused.getMessage());
