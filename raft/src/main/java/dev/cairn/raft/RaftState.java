@@ -245,16 +245,21 @@ abstract class RaftState {
      * As leader, starts sending the log to {@code peer}, which is not a voter, so that it catches up before a
      * configuration makes it one ({@link #proposeVoters}): adding a voter that lacks the log would leave the group
      * unable to commit while it catches up if another voter is down. It counts toward no majority, and is forgotten
-     * when this leadership ends. False when this replica does not lead or {@code peer} is a voter or itself.
+     * when this leadership ends. False when this replica does not lead, {@code peer} is a voter or itself, or
+     * {@link Membership#VOTERS_MAX} other learners catch up already.
      */
     public boolean catchUp(int peer) {
         if (role != Role.LEADER || peer == id || peer == RaftNode.NONE || voters().contains(peer)) {
             return false;
         }
-        if (replication.addLearner(peer)) {
-            wake();
-            replication.sendAppends(term, log.committed());
+        if (replication.peers().contains(peer)) {
+            return true;
         }
+        if (!replication.addLearner(peer)) {
+            return false;
+        }
+        wake();
+        replication.sendAppends(term, log.committed());
         return true;
     }
 

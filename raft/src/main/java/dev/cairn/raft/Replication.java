@@ -64,10 +64,14 @@ final class Replication {
     /**
      * Starts catching up {@code peer}, not a voter, as a learner: it is sent the log (or the snapshot) like a
      * follower, and counts toward no majority, until a configuration makes it a voter or this leadership ends.
-     * False when it is a voter or learner already.
+     * False when it is a voter or learner already, or when {@link Membership#VOTERS_MAX} learners catch up already
+     * (each costs the leader sends like a follower's).
      */
     boolean addLearner(int peer) {
         if (peer == id || followers.containsKey(peer)) {
+            return false;
+        }
+        if (followers.values().stream().filter(p -> !p.voting).count() >= Membership.VOTERS_MAX) {
             return false;
         }
         Progress learner = new Progress(peer, log.lastIndex() + 1);

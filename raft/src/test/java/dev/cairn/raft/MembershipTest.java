@@ -45,6 +45,20 @@ class MembershipTest {
         return raftIndex;
     }
 
+    /** A leader catches up at most VOTERS_MAX learners at once; asking again for one it catches up is fine. */
+    @Test
+    void learnersAreCapped() {
+        SimCluster cluster = cluster();
+        RaftNode leader = cluster.replica(electLeader(cluster)).node;
+        int first = 100;
+        for (int i = 0; i < Membership.VOTERS_MAX; i++) {
+            assertTrue(leader.catchUp(first + i), "learner " + i);
+        }
+        assertTrue(leader.catchUp(first), "already catching up");
+        assertFalse(leader.catchUp(first + Membership.VOTERS_MAX), "one learner past the cap");
+        assertFalse(leader.replicatingTo().contains(first + Membership.VOTERS_MAX));
+    }
+
     /** Replicas outside the voters never stand for election, however long they hear nothing. */
     @Test
     void aReplicaOutsideTheVotersNeverCampaigns() {
