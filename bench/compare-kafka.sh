@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Cairn beside Apache Kafka 4.4 on this machine, in one run: produce and consume throughput with the Kafka
 # Java client's own producer (default settings: idempotent, acks=all) and consumer (assign, from offset 0).
-# Both brokers are single nodes on loopback. Rounds are interleaved A-B-B-A so drift in machine load hits both.
+# Both are single nodes on loopback, or with BROKERS=3 three-node clusters at replication factor 3 (Kafka with
+# min.insync.replicas=2; bench/lib.sh starts them). Rounds are interleaved A-B-B-A so drift in machine load hits both.
 #
-#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] [ENGINE=cairn|ratis]
+#   [PARTITIONS=8] [WARMUP=1] [FSYNC=1] [TLS=1 [SSL_ENGINE=auto|openssl|jdk]] [ENGINE=cairn|ratis] [BROKERS=1|3]
 #   bench/compare-kafka.sh [RECORDS] [RECORD_BYTES]
 #   (defaults: 200000 records of 1024 bytes)
 #
@@ -41,6 +42,9 @@ fsync="${FSYNC:-0}"
 ssl_engine="${SSL_ENGINE:-auto}"
 engine="${ENGINE:-cairn}"
 tool="${TOOL:-clientbench}"
+brokers="${BROKERS:-1}"
+[ "$brokers" = 1 ] || [ "$brokers" = 3 ] || { echo "bench: BROKERS must be 1 or 3" >&2; exit 2; }
+[ "$brokers" = 1 ] || [ "$tls" = 0 ] || { echo "bench: TLS=1 runs with one broker only" >&2; exit 2; }
 kafka_port=29092; kafka_controller_port=29093
 cairn_port=39092; cairn_raft_port=39093
 mkdir -p "$work"
@@ -82,8 +86,9 @@ ssl.truststore.location=$work/tls/truststore.p12
 ssl.truststore.password=bench-secret"
 fi
 
-# Apache Kafka, KRaft, one combined broker+controller.
-cat > "$work/kafka.properties" <<PROPS
+if [ "$brokers" = 1 ]; then
+  # Apache Kafka, KRaft, one combined broker+controller.
+  cat > "$work/kafka.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$kafka_controller_port
@@ -101,28 +106,42 @@ transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 $([ "$fsync" = 1 ] && echo "log.flush.interval.messages=1")
 PROPS
-cluster_id=$(java -cp "$work/kafka-libs/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-java -cp "$work/kafka-libs/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$work/kafka.properties" \
-  >"$work/kafka-format.log" 2>&1
-java -Xmx1g -cp "$work/kafka-libs/*" kafka.Kafka "$work/kafka.properties" >"$work/kafka.log" 2>&1 &
-pids+=($!)
-wait_for_port $kafka_port 90
+  cluster_id=$(java -cp "$work/kafka-libs/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+  java -cp "$work/kafka-libs/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$work/kafka.properties" \
+    >"$work/kafka-format.log" 2>&1
+  java -Xmx1g -cp "$work/kafka-libs/*" kafka.Kafka "$work/kafka.properties" >"$work/kafka.log" 2>&1 &
+  pids+=($!)
+  wait_for_port $kafka_port 90
 
-# Cairn, one node.
-java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=$protocol://127.0.0.1:$cairn_port \
-  "${cairn_tls[@]}" \
-  --set raft.listener=127.0.0.1:$cairn_raft_port --set log.dirs="$work/cairn-data" \
-  --set num.partitions=$partitions $([ "$fsync" = 1 ] && echo "--set log.flush.interval.messages=1") \
-  --set raft.engine="$engine" \
-  >"$work/cairn.log" 2>&1 &
-pids+=($!)
-wait_for_log "$work/cairn.log" " started: node.id=" 90
+  # Cairn, one node.
+  java -Xmx1g -jar "$here/broker/target/cairn-broker.jar" start --set listeners=$protocol://127.0.0.1:$cairn_port \
+    "${cairn_tls[@]}" \
+    --set raft.listener=127.0.0.1:$cairn_raft_port --set log.dirs="$work/cairn-data" \
+    --set num.partitions=$partitions $([ "$fsync" = 1 ] && echo "--set log.flush.interval.messages=1") \
+    --set raft.engine="$engine" \
+    >"$work/cairn.log" 2>&1 &
+  pids+=($!)
+  wait_for_log "$work/cairn.log" " started: node.id=" 90
+  kafka_bootstrap=127.0.0.1:$kafka_port
+  cairn_bootstrap=127.0.0.1:$cairn_port
+else
+  # Three nodes of each, both clusters up at once (as compare.sh does).
+  out="$work/compare-kafka-3"
+  rm -rf "$out" && mkdir -p "$out"
+  broker_jar="$here/broker/target/cairn-broker.jar"
+  num_partitions=$partitions
+  flush_every_message=$([ "$fsync" = 1 ] && echo "log.flush.interval.messages=1" || true)
+  start_kafka 3 30
+  start_cairn 3 34
+  kafka_bootstrap=$(bootstrap 3 30)
+  cairn_bootstrap=$(bootstrap 3 34)
+fi
 
-run() {   # target port round
+run() {   # target bootstrap round
   if [ "$tool" = perf ]; then
     # "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P ms 50th, ..., Q ms 99th, ..."
     java -cp "$work/kafka-libs/*:$work/kafka-tools/*" org.apache.kafka.tools.ProducerPerformance \
-      --bootstrap-server "127.0.0.1:$2" --topic "bench-$3-$1" --num-records "$records" --record-size "$record_bytes" \
+      --bootstrap-server "$2" --topic "bench-$3-$1" --num-records "$records" --record-size "$record_bytes" \
       --throughput -1 ${client_props[@]:+--producer.config "${client_props[0]}"} 2>>"$work/clients.log" | tail -1 \
       | awk -v t="$1" -v n="$records" -v b="$record_bytes" -F'[ (,]+' \
         '{ for (i = 1; i <= NF; i++) { if ($i == "records/sec") r = $(i - 1); if ($i == "MB/sec)") m = $(i - 1);
@@ -130,12 +149,12 @@ run() {   # target port round
            print t "," n "," b "," r "," m "," p50 "," p99 }'
     return
   fi
-  java -cp "$work/kafka-libs/*" "$here/bench/kafka-compare/ClientBench.java" "$1" "127.0.0.1:$2" \
+  java -cp "$work/kafka-libs/*" "$here/bench/kafka-compare/ClientBench.java" "$1" "$2" \
     "bench-$3-$1" "$records" "$record_bytes" "$partitions" "${client_props[@]}" 2>>"$work/clients.log" | tail -1
 }
 for round in $(seq 1 "$warmup"); do
-  run cairn $cairn_port "warm$round" >/dev/null
-  run kafka $kafka_port "warm$round" >/dev/null
+  run cairn "$cairn_bootstrap" "warm$round" >/dev/null
+  run kafka "$kafka_bootstrap" "warm$round" >/dev/null
 done
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 results="$work/results.csv"
@@ -145,13 +164,14 @@ else
   echo "target,records,recordBytes,produceRecordsPerSec,produceMBPerSec,consumeRecordsPerSec,consumeMBPerSec" \
     > "$results"
 fi
-run cairn $cairn_port 1 >> "$results"
-run kafka $kafka_port 1 >> "$results"
-run kafka $kafka_port 2 >> "$results"
-run cairn $cairn_port 2 >> "$results"
+run cairn "$cairn_bootstrap" 1 >> "$results"
+run kafka "$kafka_bootstrap" 1 >> "$results"
+run kafka "$kafka_bootstrap" 2 >> "$results"
+run cairn "$cairn_bootstrap" 2 >> "$results"
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
-  "$records records of $record_bytes bytes, $partitions partitions, one broker each, listeners $protocol," \
+  "$records records of $record_bytes bytes, $partitions partitions, $([ "$brokers" = 1 ] && echo "one broker each" \
+    || echo "three brokers each, replication factor 3, Kafka min.insync.replicas=2"), listeners $protocol," \
   "$warmup warm-up round(s) per broker not counted; Cairn on raft.engine=$engine;" \
   "$([ "$tool" = perf ] && echo "Kafka's ProducerPerformance (produce only);" || echo "ClientBench;")" \
   "$([ "$fsync" = 1 ] && echo "both fsync before acknowledging (log.flush.interval.messages=1)" \

@@ -57,63 +57,6 @@ stop_all() {   # stops the brokers this script started, by PID
 }
 trap stop_all EXIT
 
-start_kafka() {   # brokers port_prefix: node i listens on (prefix+i)*1000+92, its controller on +93
-  local n="$1" base="$2" voters="" id
-  for id in $(seq 1 "$n"); do voters="$voters${voters:+,}$id@127.0.0.1:$(( (base + id) * 1000 + 93 ))"; done
-  local cluster_id
-  cluster_id=$(java -cp "$work/kafka-libs/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-  for id in $(seq 1 "$n"); do
-    local dir="$out/kafka-$n-$id" port=$(( (base + id) * 1000 + 92 )) ctl=$(( (base + id) * 1000 + 93 ))
-    mkdir -p "$dir"
-    cat > "$dir/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=$id
-controller.quorum.voters=$voters
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$ctl
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-log.dirs=$dir/data
-num.partitions=1
-default.replication.factor=$n
-min.insync.replicas=$(( n == 1 ? 1 : 2 ))
-offsets.topic.replication.factor=$n
-transaction.state.log.replication.factor=$n
-transaction.state.log.min.isr=$(( n == 1 ? 1 : 2 ))
-group.initial.rebalance.delay.ms=0
-$flush_every_message
-PROPS
-    java -cp "$work/kafka-libs/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" \
-      >"$dir/format.log" 2>&1
-    java -Xmx1g -cp "$work/kafka-libs/*" kafka.Kafka "$dir/server.properties" >"$dir/kafka.log" 2>&1 &
-    pids+=($!)
-  done
-  for id in $(seq 1 "$n"); do wait_for_log "$out/kafka-$n-$id/kafka.log" "Kafka Server started" 120; done
-}
-
-start_cairn() {   # brokers port_prefix: node i on (prefix+i)*1000+92, Raft on +93
-  local n="$1" base="$2" voters="" id
-  for id in $(seq 1 "$n"); do voters="$voters${voters:+,}$id@127.0.0.1:$(( (base + id) * 1000 + 93 ))"; done
-  for id in $(seq 1 "$n"); do
-    local dir="$out/cairn-$n-$id"
-    mkdir -p "$dir"
-    java -Xmx1g -jar "$broker_jar" start --set node.id="$id" \
-      --set listeners=127.0.0.1:$(( (base + id) * 1000 + 92 )) --set raft.listener=127.0.0.1:$(( (base + id) * 1000 + 93 )) \
-      --set raft.voters="$voters" --set log.dirs="$dir/data" --set default.replication.factor="$n" \
-      --set raft.engine="${ENGINE:-cairn}" \
-      ${flush_every_message:+--set "$flush_every_message"} >"$dir/cairn.log" 2>&1 &
-    pids+=($!)
-  done
-  for id in $(seq 1 "$n"); do wait_for_log "$out/cairn-$n-$id/cairn.log" " started: node.id=" 120; done
-}
-
-bootstrap() {   # brokers port_prefix
-  local list="" id
-  for id in $(seq 1 "$1"); do list="$list${list:+,}127.0.0.1:$(( ($2 + id) * 1000 + 92 ))"; done
-  echo "$list"
-}
-
 # ---------------------------------------------------------------- the matrix
 cell_args() {   # cell -> load tool arguments
   case "$1" in
