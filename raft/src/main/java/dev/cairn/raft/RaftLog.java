@@ -26,6 +26,8 @@ final class RaftLog {
     private long committed;
     /** The last index the runtime has persisted. Entries after it are handed out by {@link #unstable()}. */
     private long stableIndex;
+    /** Entries through this index hold no tail in memory ({@link #releaseTails}). */
+    private long tailsReleasedThrough;
 
     /**
      * A log restored from what the runtime persisted: a snapshot, the entries after it, in order, all stable, and
@@ -247,6 +249,22 @@ final class RaftLog {
         if (termAt(raftIndex) == term && raftIndex > stableIndex) {
             stableIndex = raftIndex;
         }
+    }
+
+    /**
+     * Through {@code raftIndex} (committed and persisted entries only), each entry with its tail in memory keeps its
+     * head alone, the tail now held by the state machine ({@link Entry#withHeldTail}).
+     */
+    void releaseTails(long raftIndex) {
+        long through = Math.min(raftIndex, Math.min(committed, stableIndex));
+        for (long at = Math.max(tailsReleasedThrough, snapshot.raftIndex()) + 1; at <= through; at++) {
+            int position = (int) (at - snapshot.raftIndex() - 1);
+            Entry entry = entries.get(position);
+            if (entry.tail().hasRemaining()) {
+                entries.set(position, Entry.withHeldTail(entry.term(), at, entry.head(), entry.tail().remaining()));
+            }
+        }
+        tailsReleasedThrough = Math.max(tailsReleasedThrough, through);
     }
 
     /** Drops the entries through {@code raftIndex}, which a snapshot of the state machine now holds. */

@@ -326,6 +326,15 @@ public final class RaftNode extends RaftState {
         log.compact(raftIndex);
     }
 
+    /**
+     * The state machine holds the tails of the entries through {@code raftIndex}, which it applied: the log keeps
+     * their heads only from now on ({@link Entry#withHeldTail}), so that payloads do not stay on the heap until the
+     * next snapshot; one sent again is read back from the machine.
+     */
+    public void releaseTails(long raftIndex) {
+        log.releaseTails(Math.min(raftIndex, tracker.appliedIndex()));
+    }
+
     private void onHeartbeat(Heartbeat heartbeat) {
         followLeader(heartbeat.from());
         log.commitTo(Math.min(heartbeat.commitIndex(), log.lastIndex()));

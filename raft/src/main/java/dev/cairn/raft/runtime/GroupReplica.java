@@ -195,6 +195,16 @@ final class GroupReplica {
         log.append(group, ready.hardState(), ready.entries(), tailsHeld);
     }
 
+    /**
+     * Loop thread: a machine that holds tails has stored those of every entry it applied (as appended, or as
+     * applied), so the core lets them go from memory ({@link RaftNode#releaseTails}); sent again, they are read back.
+     */
+    void releaseAppliedTails() {
+        if (machine.holdsTails()) {
+            node.releaseTails(appliedIndex);
+        }
+    }
+
     /** Drops the core's entries through {@code raftIndex}, which the machine holds a snapshot of; its meta. */
     SnapshotMeta compact(long raftIndex) {
         if (raftIndex <= snapshotIndex || raftIndex > appliedIndex) {

@@ -382,6 +382,7 @@ final class RaftLoop implements Runnable {
                     }
                 }
                 replica.node.advance(done);
+                replica.releaseAppliedTails();
                 replica.publish(listener);
                 markDirty(replica);
             }
