@@ -11,4 +11,11 @@ final class Invariant {
             throw new AssertionError(message);
         }
     }
+
+    /** As {@link #check(boolean, String)}, the message formatted only when the check fails (hot paths). */
+    static void check(boolean condition, String format, long value) {
+        if (!condition) {
+            throw new AssertionError(String.format(format, value));
+        }
+    }
 }

@@ -101,7 +101,7 @@ final class WalLedger {
     /** The batch went to the active segment, {@code number}: its records' locations are settled. */
     void onBatchWritten(long number, long bytes) {
         Segment segment = segments.getLast();
-        Invariant.check(segment.number == number, "the batch went to segment " + number + ", not the active one");
+        Invariant.check(segment.number == number, "the batch went to segment %s, not the active one", number);
         segment.bytes += bytes;
         for (WalGroup group : batchGroups) {
             if (!group.removed) {
