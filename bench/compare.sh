@@ -8,6 +8,9 @@
 #   bench/compare.sh            (about 15 minutes on 2 cores; DURATION=10 s of producing per run, WARMUP=2 not counted)
 #   CELLS="sync-100B e2e-1KiB" SHAPES=1 bench/compare.sh      (a subset)
 #   FSYNC=1 bench/compare.sh    (both sides fsync before acknowledging: log.flush.interval.messages=1 on every broker)
+#   CELLS=max-1KiB SHAPES=1 bench/compare.sh, then CELLS=e2e-1KiB E2E_RATE=<half of Kafka's rate there> SHAPES=1
+#   bench/compare.sh: end-to-end latency at half of Kafka's maximum rate for that shape (1 producer at the client's
+#   default batching, 1 partition, 1 consumer tailing; e2e-1KiB runs at 200 records/s otherwise)
 #   ENGINE=ratis bench/compare.sh   (Cairn's partitions on Apache Ratis, raft.engine=ratis; default cairn, its own engine)
 #
 # Fetches Kafka 4.4 from Maven Central (by Maven coordinates, bench/kafka-compare/pom.xml) into bench-work/
@@ -66,7 +69,8 @@ cell_args() {   # cell -> load tool arguments
     4x4-50KB) echo "--record-bytes 51200 --sync --producers 4 --consumers 4 --partitions 4" ;;
     8x8-50KB) echo "--record-bytes 51200 --sync --producers 8 --consumers 8 --partitions 8" ;;
     batch-1KiB) echo "--record-bytes 1024 --partitions 4 --batch-bytes 65536 --linger-ms 5" ;;
-    e2e-1KiB) echo "--workload e2e --record-bytes 1024 --rate 200" ;;
+    e2e-1KiB) echo "--workload e2e --record-bytes 1024 --rate ${E2E_RATE:-200}" ;;
+    max-1KiB) echo "--record-bytes 1024" ;;
     *) echo "bench: unknown cell $1" >&2; return 1 ;;
   esac
 }
