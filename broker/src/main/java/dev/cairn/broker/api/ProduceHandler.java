@@ -17,6 +17,7 @@ import dev.cairn.protocol.message.ProduceResponse.PartitionProduceResponse;
 import dev.cairn.protocol.message.ProduceResponse.TopicProduceResponse;
 import dev.cairn.protocol.record.BatchValidationConfig;
 import dev.cairn.protocol.record.BatchValidationResult;
+import dev.cairn.protocol.record.RecordBatchDescriptor;
 import dev.cairn.protocol.record.ProduceBatchValidator;
 import dev.cairn.protocol.schema.Struct;
 import dev.cairn.protocol.wire.ByteBufferRecords;
@@ -128,7 +129,9 @@ public final class ProduceHandler implements RequestHandler {
             return topicValidation;
         }
         int topicBytesMax = Integer.parseInt(override.trim());
-        return topicValidation.withMessageBytesMax(Math.min(topicBytesMax, topicBatchBytesMax));
+        // Below a batch header (0 is a valid setting) every batch is too large, as it is for Kafka.
+        return topicValidation.withMessageBytesMax(Math.max(RecordBatchDescriptor.HEADER_BYTES,
+                Math.min(topicBytesMax, topicBatchBytesMax)));
     }
 
     private CompletableFuture<Struct> produce(TopicPartition tp, RecordsPayload records, short version, long nowMs,
