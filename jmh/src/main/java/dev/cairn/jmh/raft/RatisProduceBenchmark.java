@@ -11,10 +11,9 @@ import dev.cairn.broker.partition.Command;
 import dev.cairn.broker.partition.Result;
 import dev.cairn.broker.raft.RatisCluster;
 import dev.cairn.broker.raft.RatisSettings;
+import dev.cairn.jmh.broker.LoopbackPorts;
 import dev.cairn.jmh.log.BenchBatches;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,10 +61,7 @@ public class RatisProduceBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws IOException, InterruptedException {
         dir = BenchBatches.tempDirectory();
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.free();
         NioFileIo io = new NioFileIo();
         cluster = new RatisCluster(1, Map.of(1, "127.0.0.1:" + port),
                 RatisSettings.defaults(dir.resolve("raft").toFile(), "127.0.0.1", port), io, dir,
