@@ -24,6 +24,7 @@ import dev.cairn.protocol.wire.ByteBufferRecords;
 import dev.cairn.protocol.wire.RecordsPayload;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -184,7 +185,16 @@ public final class ProduceHandler implements RequestHandler {
     }
 
     static <T> CompletableFuture<List<T>> allOf(List<CompletableFuture<T>> futures) {
-        return CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
-                .thenApply(ignored -> futures.stream().map(CompletableFuture::join).toList());
+        if (futures.size() == 1) {
+            // The common produce (one topic, one partition) without allOf's tree of futures and a stream.
+            return futures.get(0).thenApply(Collections::singletonList);
+        }
+        return CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
+            List<T> results = new ArrayList<>(futures.size());
+            for (CompletableFuture<T> future : futures) {
+                results.add(future.join());
+            }
+            return Collections.unmodifiableList(results);
+        });
     }
 }
