@@ -163,10 +163,33 @@ class TransactionCheckerIT {
         Process reader = java(launcher, isolation, "read", cluster.bootstrap(), TOPIC, Integer.toString(PARTITIONS),
                 isolation, out.toString(), Long.toString(WAIT_SECONDS));
         readers.add(reader);
-        assertTrue(reader.waitFor(WAIT_SECONDS + 30, TimeUnit.SECONDS), isolation + " read did not finish");
-        assertEquals(0, reader.exitValue(), isolation + " read failed:\n"
-                + Files.readString(dir.resolve(isolation + ".out"), StandardCharsets.UTF_8));
+        boolean finished = reader.waitFor(WAIT_SECONDS + 30, TimeUnit.SECONDS);
+        if (!finished || reader.exitValue() != 0) {
+            Path kept = keepLogs(isolation);
+            assertTrue(finished, isolation + " read did not finish; logs in " + kept);
+            assertEquals(0, reader.exitValue(), isolation + " read failed (logs in " + kept + "):\n"
+                    + Files.readString(dir.resolve(isolation + ".out"), StandardCharsets.UTF_8));
+        }
         return out;
+    }
+
+    /**
+     * Copies the brokers' logs, the producers' histories and outputs out of the test's temporary directory (deleted
+     * after the test) to {@code target/txn-checker-failures/<isolation>-<time>}, so that a failed run can be read.
+     */
+    private Path keepLogs(String isolation) throws IOException {
+        Path kept = Path.of("target", "txn-checker-failures", isolation + "-" + System.currentTimeMillis())
+                .toAbsolutePath();
+        Files.createDirectories(kept);
+        try (var files = Files.list(dir)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(".log") || name.endsWith(".out") || name.endsWith(".txt")) {
+                    Files.copy(file, kept.resolve(name));
+                }
+            }
+        }
+        return kept;
     }
 
     private Process java(List<String> launcher, String name, String... args) throws IOException {

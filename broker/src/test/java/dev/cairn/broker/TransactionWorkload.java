@@ -197,6 +197,26 @@ public final class TransactionWorkload {
         }
     }
 
+    /** What the coordinators and the partitions' leaders say of open transactions, for a failed read's message. */
+    private static String openTransactions(String bootstrap, List<TopicPartition> tps) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        StringBuilder out = new StringBuilder();
+        try (Admin admin = Admin.create(props)) {
+            var listings = admin.listTransactions().all().get(30, TimeUnit.SECONDS);
+            out.append("transactions: ").append(listings).append('\n');
+            List<String> ids = listings.stream().map(listing -> listing.transactionalId()).toList();
+            if (!ids.isEmpty()) {
+                out.append("described: ").append(admin.describeTransactions(ids).all().get(30, TimeUnit.SECONDS))
+                        .append('\n');
+            }
+            out.append("producers: ").append(admin.describeProducers(tps).all().get(30, TimeUnit.SECONDS));
+        } catch (Exception failed) {
+            out.append("(could not describe the transactions: ").append(failed).append(')');
+        }
+        return out.toString();
+    }
+
     /** The end offsets once read_committed and read_uncommitted agree on them: no transaction is open. */
     private static Map<TopicPartition, Long> awaitStableEnds(String bootstrap, List<TopicPartition> tps,
             long deadline) throws InterruptedException {
@@ -204,14 +224,18 @@ public final class TransactionWorkload {
                 "read_committed"));
              KafkaConsumer<String, String> uncommitted = new KafkaConsumer<>(consumerProps(bootstrap,
                      "read_uncommitted"))) {
+            Map<TopicPartition, Long> stable = Map.of();
+            Map<TopicPartition, Long> ends = Map.of();
             while (System.nanoTime() < deadline) {
-                Map<TopicPartition, Long> stable = committed.endOffsets(tps, Duration.ofSeconds(30));
-                if (stable.equals(uncommitted.endOffsets(tps, Duration.ofSeconds(30)))) {
+                stable = committed.endOffsets(tps, Duration.ofSeconds(30));
+                ends = uncommitted.endOffsets(tps, Duration.ofSeconds(30));
+                if (stable.equals(ends)) {
                     return stable;
                 }
                 TimeUnit.MILLISECONDS.sleep(500);
             }
+            throw new IllegalStateException("transactions were still open at the read's deadline: last stable "
+                    + "offsets " + stable + ", high watermarks " + ends + "\n" + openTransactions(bootstrap, tps));
         }
-        throw new IllegalStateException("transactions were still open at the read's deadline");
     }
 }
