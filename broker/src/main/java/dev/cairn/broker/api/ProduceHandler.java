@@ -81,6 +81,8 @@ public final class ProduceHandler implements RequestHandler {
             TopicInfo info = metadata.image().topics().get(name);
             // Kafka checks WRITE before existence: a client without it learns nothing about the topic.
             boolean writable = context.session().allowedOnTopic(AclOperation.WRITE, name);
+            // Once per topic: a request spread over many partitions of one topic checks each batch alike.
+            BatchValidationConfig topicValidation = info == null ? null : validationFor(info);
             List<CompletableFuture<Struct>> partitionResponses = new ArrayList<>();
             for (Struct partitionData : topic.get(TopicProduceData.PARTITION_DATA)) {
                 int partition = partitionData.get(PartitionProduceData.INDEX);
@@ -103,7 +105,7 @@ public final class ProduceHandler implements RequestHandler {
                 }
                 partitionResponses.add(produce(new TopicPartition(name, partition),
                         partitionData.get(PartitionProduceData.RECORDS), request.apiVersion(), nowMs, timeoutMs,
-                        info.configs(), validationFor(info), transactionalId));
+                        info.configs(), topicValidation, transactionalId));
             }
             topicResponses.add(allOf(partitionResponses).thenApply(list -> new Struct(TopicProduceResponse.SCHEMA)
                     .set(TopicProduceResponse.NAME, name)
