@@ -10,13 +10,16 @@
 #      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back) into the first topic
 #      (1,000 partitions, or fewer when the count is smaller; at 3,000 the other 2,000 stay idle), then into a
 #      separate 8-partition topic on the same cluster before and after it, so the rates can be compared. All after
-#      WARMUP_RECORDS into a third 8-partition topic, not counted: the first run on a fresh cluster carries the
-#      brokers' warm-up (a fresh 3-broker Kafka, 8 partitions: 14.1 MB/s the first run, 21.1 the second);
+#      WARMUP_RECORDS into a third 8-partition topic and RECORDS into the first topic, not counted in the ratio: the
+#      first run of a shape carries the brokers' JIT compiling its paths (a fresh 3-broker Kafka, 8 partitions: 14.1
+#      MB/s the first run, 21.1 the second; Cairn, 1,000 partitions: 14.2 the first run, 25.4 the second, its C2
+#      compiler thread busy through most of the first). That first run into the first topic is printed too ("cold");
 #   4. at FAILOVER_PARTITIONS only: produce continuously into the first topic, kill -9 the broker leading most of its
 #      partitions (FAILOVER_VICTIM=busiest; or a node id, 1 to 3), time until its partitions have other leaders, and
 #      count acknowledged records lost or duplicated (bench/kafka-compare/Failover.java). The clients bootstrap from
 #      all three brokers.
-# Afterwards the broker logs are searched for OutOfMemoryError.
+# Afterwards the broker logs are searched for OutOfMemoryError. With JFR=1 every broker records a JFR profile
+# (settings=profile) while the first topic is produced to, into bench-work/cluster-scale/TARGET-N/broker-ID.jfr.
 #
 #   bench/cluster-scale.sh                       (PARTITIONS="1000 3000", about 12 minutes per count and target)
 #   PARTITIONS=100 IDLE_SECONDS=10 FAILOVER_PARTITIONS=100 RECORDS=50000 TARGETS=kafka bench/cluster-scale.sh
@@ -154,9 +157,17 @@ for n in $counts; do
         || echo "bench: creating the 8-partition topic $t failed; see $dir/client.log" >&2
     done
     records="$warmup_records" produce warmup 8 >/dev/null   # brokers' JIT warm-up, not counted
-    mb_8a=$(produce eight 8); mb_n=$(produce "$first" "$first_n"); mb_8b=$(produce eight 8)   # 8, N, 8 against drift
+    mb_cold=$(produce "$first" "$first_n")   # the first run over the first topic's partitions: JIT warm-up of its paths
+    mb_8a=$(produce eight 8)
+    [ "${JFR:-0}" = 1 ] && for i in 0 1 2; do jcmd "${pids[$i]}" JFR.start name=scale settings=profile >/dev/null; done
+    mb_n=$(produce "$first" "$first_n")
+    [ "${JFR:-0}" = 1 ] && for i in 0 1 2; do
+      jcmd "${pids[$i]}" JFR.stop name=scale filename="$dir/broker-$((i + 1)).jfr" >/dev/null
+    done
+    mb_8b=$(produce eight 8)   # 8, N, 8 against drift
     mb_8=$(echo "$mb_8a $mb_8b" | mean)
-    echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions, $mb_8a and $mb_8b over 8" >&2
+    echo "bench: $target, $n partitions: produce MB/s $mb_n over $first_n partitions ($mb_cold the first, cold run)," \
+      "$mb_8a and $mb_8b over 8" >&2
     fo=""
     if [ "$n" = "$failover_at" ]; then
       victims=(1,2,3 "${pids[0]},${pids[1]},${pids[2]}")
@@ -168,26 +179,28 @@ for n in $counts; do
     fi
     stop_all
     oom=no; grep -l OutOfMemoryError "$dir"/*/broker.log >&2 && oom=yes
-    rm -rf "$dir"/*/data
+    rm -rf "$dir"/*/data   # (the JFR recordings stay)
     rows+=("| $target | $n | $(field created_s "$times") | $(field leaders_s "$times") |$cpus | $(echo "$cpus" | max) \
 | $(echo "$cpus" | mean) | $(echo "$threads" | max) | $(echo "$rss" | max) | $(echo "$other" | max) | $oom \
-| $mb_n ($first_n) | $mb_8a, $mb_8b | $(ratio "$mb_n" "$mb_8") \
+| $mb_n ($first_n) | $mb_cold | $mb_8a, $mb_8b | $(ratio "$mb_n" "$mb_8") \
 | ${fo:+$(field victim "$fo") ($(field victim_led "$fo")) / $(field new_leaders_s "$fo")} \
 | ${fo:+$(field acked "$fo") / $(field lost "$fo") / $(field duplicates "$fo")} |")
   done
 done
 echo "| target | partitions | create s | all leaders s | idle CPU % of a core, brokers 1 2 3 | max | mean \
 | threads max \
-| RSS MiB max | NMT Other MiB max | OOM | produce MB/s (partitions) | produce MB/s, 8 partitions, before and after \
+| RSS MiB max | NMT Other MiB max | OOM | produce MB/s (partitions) | the same, first (cold) run \
+| produce MB/s, 8 partitions, before and after \
 | ratio to their mean \
 | failover: victim (partitions it led) / new leaders s | acked / lost / duplicated |"
-echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: 3 brokers, RF 3, -Xmx1g each; idle window $idle s after $settle s settling; $records records of" \
-  "1 KiB per produce run, after $warmup_records to warm up; failover at $failover_at partitions:" \
+  "1 KiB per produce run, after $warmup_records (8 partitions) and a first run over the topic to warm up;" \
+  "failover at $failover_at partitions:" \
   "kill -9 of broker $failover_victim" \
   "(busiest = the one leading most of the topic's partitions) after $failover_before s of producing," \
   "$failover_after s more after it"
