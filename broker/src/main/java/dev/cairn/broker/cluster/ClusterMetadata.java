@@ -75,6 +75,9 @@ public final class ClusterMetadata {
                 || command instanceof MetadataCommand.CompleteReassignment) {
             return published(current, ReassignmentRules.apply(raftIndex, current, command), command);
         }
+        if (command instanceof UpdatePartitionState update) {
+            return updatePartitionState(raftIndex, current, update);
+        }
         Map<Integer, BrokerInfo> brokers = new TreeMap<>(current.brokers());
         Map<String, TopicInfo> topics = new TreeMap<>(current.topics());
         long nextProducerId = current.nextProducerId();
@@ -89,17 +92,6 @@ public final class ClusterMetadata {
             dead.clear();
             dead.addAll(u.deadBrokers());
             dead.retainAll(brokers.keySet());
-            result = MetadataResult.OK;
-        } else if (command instanceof UpdatePartitionState u) {
-            Optional<TopicInfo> topic = current.topicById(u.topicId());
-            TopicPartition tp = topic.map(t -> new TopicPartition(t.name(), u.partition())).orElse(null);
-            PartitionState known = tp == null ? null : states.get(tp);
-            if (tp == null || u.partition() >= topic.get().partitionCount()
-                    || (known != null && known.leaderEpoch() > u.state().leaderEpoch())) {
-                publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), null);
-                return new MetadataResult.Rejected(ErrorCode.FENCED_LEADER_EPOCH, "stale or unknown partition state");
-            }
-            states.put(tp, u.state());
             result = MetadataResult.OK;
         } else if (command instanceof DeleteTopic d) {
             TopicInfo removed = topics.get(d.name());
@@ -122,6 +114,24 @@ public final class ClusterMetadata {
         }
         publish(current, current.with(raftIndex, brokers, topics, nextProducerId, states, dead), command);
         return result;
+    }
+
+    /**
+     * One partition's leadership and in-sync replicas, as its leader publishes them; refused when the partition is
+     * unknown or the state is older than the one held. Copies only that topic's states: the metadata group applies
+     * one of these per partition and change, thousands after a large topic is created.
+     */
+    private MetadataResult updatePartitionState(long raftIndex, MetadataImage current, UpdatePartitionState update) {
+        Optional<TopicInfo> topic = current.topicById(update.topicId());
+        TopicPartition tp = topic.map(t -> new TopicPartition(t.name(), update.partition())).orElse(null);
+        PartitionState known = tp == null ? null : current.partitionStates().get(tp);
+        if (tp == null || update.partition() < 0 || update.partition() >= topic.get().partitionCount()
+                || (known != null && known.leaderEpoch() > update.state().leaderEpoch())) {
+            publish(current, current.withTopics(raftIndex, current.topics(), current.nextRaftGroupId()), null);
+            return new MetadataResult.Rejected(ErrorCode.FENCED_LEADER_EPOCH, "stale or unknown partition state");
+        }
+        publish(current, current.withPartitionState(raftIndex, tp, update.state()), update);
+        return MetadataResult.OK;
     }
 
     /** Adds the topic, its partitions numbered with the next Raft group ids. */

@@ -31,7 +31,8 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     /** The last Raft group id: the engine's ids are 32-bit. Past it, new partitions are refused. */
     public static final int RAFT_GROUP_ID_MAX = Integer.MAX_VALUE;
 
-    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, Map.of(),
+    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0,
+            PartitionStates.EMPTY,
             java.util.Set.of(), null);
 
     /** An image without SCRAM credentials or ACLs. */
@@ -45,7 +46,7 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
     public MetadataImage {
         brokers = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(topics));
-        partitionStates = Map.copyOf(partitionStates);
+        partitionStates = PartitionStates.copyOf(partitionStates);
         deadBrokers = java.util.Set.copyOf(deadBrokers);
         reassignments = Map.copyOf(reassignments);
         brokerDefaults = Map.copyOf(brokerDefaults);
@@ -107,6 +108,16 @@ public record MetadataImage(long appliedRaftIndex, SortedMap<Integer, BrokerInfo
         kept.keySet().removeIf(tp -> !newTopics.containsKey(tp.topic())
                 || tp.partition() >= newTopics.get(tp.topic()).partitionCount());
         return kept;
+    }
+
+    /**
+     * The image with one partition's state changed: copies that topic's states only ({@link PartitionStates}), as
+     * the metadata group applies one such change per partition leadership or in-sync change.
+     */
+    MetadataImage withPartitionState(long raftIndex, TopicPartition tp, PartitionState state) {
+        return new MetadataImage(raftIndex, brokers, topics, nextProducerId,
+                ((PartitionStates) partitionStates).with(tp, state), deadBrokers, clusterId, scramCredentials, acls,
+                reassignments, brokerDefaults, nextRaftGroupId);
     }
 
     MetadataImage withClusterId(long raftIndex, String newClusterId) {

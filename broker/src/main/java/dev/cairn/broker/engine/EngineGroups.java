@@ -76,6 +76,8 @@ final class EngineGroups implements Closeable {
     private final EngineCompaction compaction;
     private final Map<TopicPartition, Hosted> byPartition = new ConcurrentHashMap<>();
     private final Map<Integer, Hosted> byGroup = new ConcurrentHashMap<>();
+    /** Whether the reconciler's last look failed: then every change looks again, whatever its cause. */
+    private volatile boolean lastReconcileFailed;
     private final ExecutorService reconciler = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cairn-engine-reconciler");
         thread.setDaemon(true);
@@ -148,6 +150,12 @@ final class EngineGroups implements Closeable {
 
     /** Hands the change to the reconciler thread; never throws (it runs on the metadata apply thread). */
     void onMetadataChange(MetadataChange change) {
+        if (!lastReconcileFailed && (change.cause() instanceof MetadataCommand.UpdatePartitionState
+                || change.cause() instanceof MetadataCommand.AllocateProducerIds)) {
+            // Neither assigns a replica, so there is no group to add or remove, and a look goes over every
+            // partition: thousands of these follow the creation of a large topic.
+            return;
+        }
         try {
             reconciler.execute(() -> reconcile(change));
         } catch (RejectedExecutionException e) {
@@ -169,7 +177,9 @@ final class EngineGroups implements Closeable {
                 }
             }
             addAssigned(change.current());
+            lastReconcileFailed = false;
         } catch (IOException | RuntimeException e) {
+            lastReconcileFailed = true;
             LOG.error("reconciling engine partition groups with metadata at raft index {} failed",
                     change.current().appliedRaftIndex(), e);
         }
