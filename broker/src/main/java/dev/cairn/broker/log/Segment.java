@@ -1,15 +1,11 @@
 package dev.cairn.broker.log;
 
 import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_MIN;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.LOG_OVERHEAD_BYTES;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_OFFSET;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_V2;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
 import dev.cairn.broker.io.FileHandle;
 import dev.cairn.broker.io.FileIo;
@@ -241,7 +237,7 @@ final class Segment {
         }
         offsetIndex = loadedOffsets;
         timeIndex = loadedTimes;
-        BatchHeader header = new BatchHeader();
+        BatchHeader header = new BatchHeader(log);
         header.read(0, (int) logBytes);
         firstBatchTimestamp = header.maxTimestamp;
         maxTimestamp = loadedTimes.lastTimestamp();
@@ -259,7 +255,7 @@ final class Segment {
         int last = loadedOffsets.count() - 1;
         int position = last < 0 ? 0 : loadedOffsets.positionAt(last);
         long expected = last < 0 ? baseOffset : loadedOffsets.offsetAt(last);
-        BatchHeader header = new BatchHeader();
+        BatchHeader header = new BatchHeader(log);
         while (position < logBytes) {
             if (!header.tryRead(position, (int) logBytes) || header.baseOffset != expected) {
                 return false;
@@ -357,7 +353,7 @@ final class Segment {
                 throw new LogCorruptionException(log.path(), result.validBytes(), result.problem());
             }
         }
-        BatchHeader header = new BatchHeader();
+        BatchHeader header = new BatchHeader(log);
         int position = offset <= baseOffset ? 0 : seek(header, offset, sizeBytes);
         long newNextOffset = position == 0 ? baseOffset : header.baseOffset;
         log.truncate(position);
@@ -393,7 +389,7 @@ final class Segment {
         if (offset >= nextOffset) {
             return sizeBytes;
         }
-        return offset <= baseOffset ? 0 : seek(new BatchHeader(), offset, sizeBytes);
+        return offset <= baseOffset ? 0 : seek(new BatchHeader(log), offset, sizeBytes);
     }
 
     /**
@@ -425,7 +421,7 @@ final class Segment {
      */
     LogSlice read(long fetchOffset, int maxBytes, long upToOffset) throws IOException {
         int limit = sizeBytes;
-        BatchHeader header = new BatchHeader();
+        BatchHeader header = new BatchHeader(log);
         int start = seek(header, fetchOffset, limit);
         if (start >= limit || header.lastOffset >= upToOffset) {
             return LogSlice.empty(fetchOffset);
@@ -462,7 +458,7 @@ final class Segment {
     /** The base offset of the first batch whose max timestamp is at or above {@code target}, or -1. */
     long offsetForTimestamp(long target) throws IOException {
         int limit = sizeBytes;
-        BatchHeader header = new BatchHeader();
+        BatchHeader header = new BatchHeader(log);
         int position = seek(header, timeIndex.scanStartOffset(target), limit);
         while (position < limit) {
             header.read(position, limit);
@@ -507,42 +503,6 @@ final class Segment {
 
         boolean isComplete() {
             return problem == null;
-        }
-    }
-
-    /** A reusable reader of one batch header at a time, for the read and lookup paths (no CRC check). */
-    private final class BatchHeader {
-        private final ByteBuffer buffer = ByteBuffer.allocate(HEADER_BYTES);
-        long baseOffset;
-        long lastOffset;
-        long maxTimestamp;
-        int sizeBytes;
-
-        /** Reads and checks the header; false when it is not a plausible batch header within {@code limit}. */
-        boolean tryRead(int position, int limit) throws IOException {
-            if (position + HEADER_BYTES > limit) {
-                return false;
-            }
-            buffer.clear();
-            log.readFully(buffer, position);
-            int length = buffer.getInt(LENGTH_OFFSET);
-            if (length < LENGTH_MIN || position + (long) length + LOG_OVERHEAD_BYTES > limit
-                    || buffer.get(MAGIC_OFFSET) != MAGIC_V2 || buffer.getInt(LAST_OFFSET_DELTA_OFFSET) < 0) {
-                return false;
-            }
-            baseOffset = buffer.getLong(BASE_OFFSET_OFFSET);
-            lastOffset = baseOffset + buffer.getInt(LAST_OFFSET_DELTA_OFFSET);
-            maxTimestamp = buffer.getLong(MAX_TIMESTAMP_OFFSET);
-            sizeBytes = length + LOG_OVERHEAD_BYTES;
-            return true;
-        }
-
-        void read(int position, int limit) throws IOException {
-            if (!tryRead(position, limit)) {
-                throw new LogCorruptionException(log.path(), position, "bad batch header (length "
-                        + (buffer.position() >= LOG_OVERHEAD_BYTES ? buffer.getInt(LENGTH_OFFSET) : -1)
-                        + ", limit " + limit + ")");
-            }
         }
     }
 }
