@@ -4,6 +4,7 @@ import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
 
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
+import dev.cairn.broker.log.SegmentScanner.ScanResult;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordBatchDescriptor;
 import java.io.Closeable;
@@ -179,7 +180,7 @@ public final class Log implements Closeable {
         if (segment.loadIndexes(nextBase, true)) {
             return;
         }
-        Segment.ScanResult result = segment.recover();
+        ScanResult result = segment.recover();
         if (!result.isComplete()) {
             throw new LogCorruptionException(segment.logPath(), result.validBytes(),
                     result.problem() + " (inactive segment; offsets up to " + nextBase + " had been flushed)");
@@ -198,7 +199,7 @@ public final class Log implements Closeable {
         if (state != null && state.clean() && segment.loadIndexes(recoveryOffset, false)) {
             return;
         }
-        Segment.ScanResult result = segment.recover();
+        ScanResult result = segment.recover();
         if (!result.isComplete()) {
             if (result.nextOffset() < recoveryOffset) {
                 throw new LogCorruptionException(segment.logPath(), result.validBytes(), result.problem()
@@ -661,7 +662,7 @@ public final class Log implements Closeable {
             io.atomicMove(cleaned, SegmentDescriptor.logFile(directory, baseOffset));
             io.fsyncDirectory(directory);
             Segment fresh = Segment.open(io, directory, baseOffset, config);
-            Segment.ScanResult result = fresh.recover();
+            ScanResult result = fresh.recover();
             if (!result.isComplete() || result.nextOffset() != next) {
                 fresh.close();
                 throw new LogCorruptionException(fresh.logPath(), result.validBytes(), "compacted segment ends at "
@@ -823,7 +824,7 @@ public final class Log implements Closeable {
         for (Segment segment : segments.values()) {
             try {
                 Segment copy = Segment.open(io, directory, segment.baseOffset(), config);
-                Segment.ScanResult result;
+                ScanResult result;
                 try {
                     result = copy.recover();
                 } finally {

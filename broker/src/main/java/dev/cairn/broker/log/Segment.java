@@ -2,14 +2,10 @@ package dev.cairn.broker.log;
 
 import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
 import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_MIN;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.LENGTH_OFFSET;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.LOG_OVERHEAD_BYTES;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.MAGIC_V2;
 
 import dev.cairn.broker.io.FileHandle;
 import dev.cairn.broker.io.FileIo;
-import dev.cairn.protocol.record.RecordBatch;
+import dev.cairn.broker.log.SegmentScanner.ScanResult;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -280,53 +276,12 @@ final class Segment {
         offsetOfMaxTimestamp = baseOffset;
         firstBatchTimestamp = NO_TIMESTAMP;
         bytesSinceLastIndexEntry = 0;
-        long fileBytes = log.size();
-        BatchReader reader = new BatchReader(log, fileBytes);
-        RecordBatch batch = new RecordBatch();
-        int position = 0;
-        long expectedOffset = baseOffset;
-        while (position < fileBytes) {
-            if (!reader.fill(position, LOG_OVERHEAD_BYTES)) {
-                return ScanResult.invalid(position, expectedOffset, "incomplete batch header at end of file");
-            }
-            int length = reader.buffer().getInt(reader.offsetOf(position) + LENGTH_OFFSET);
-            long end = position + (long) LOG_OVERHEAD_BYTES + length;
-            if (length < LENGTH_MIN) {
-                return ScanResult.invalid(position, expectedOffset, "batch length " + length + " below " + LENGTH_MIN);
-            }
-            if (end > fileBytes || end > SegmentDescriptor.SEGMENT_BYTES_MAX) {
-                return ScanResult.invalid(position, expectedOffset,
-                        "batch of " + (length + LOG_OVERHEAD_BYTES) + " bytes runs past end of file " + fileBytes);
-            }
-            reader.fill(position, length + LOG_OVERHEAD_BYTES);
-            batch.wrap(reader.buffer(), reader.offsetOf(position));
-            String problem = checkBatch(batch, expectedOffset);
-            if (problem != null) {
-                return ScanResult.invalid(position, expectedOffset, problem);
-            }
-            onBatch(position, batch.sizeInBytes(), batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp());
-            position = (int) end;
-            expectedOffset = batch.lastOffset() + 1;
+        ScanResult result = SegmentScanner.scan(log, baseOffset, this::onBatch);
+        if (result.isComplete()) {
+            Invariant.check(result.validBytes() == sizeBytes, "recovered position %d != valid bytes %d",
+                    result.validBytes(), sizeBytes);
         }
-        Invariant.check(position == sizeBytes, "recovered position %d != valid bytes %d", position, sizeBytes);
-        return ScanResult.valid(position, expectedOffset);
-    }
-
-    private String checkBatch(RecordBatch batch, long expectedOffset) {
-        if (batch.magic() != MAGIC_V2) {
-            return "magic " + batch.magic() + ", expected " + MAGIC_V2;
-        }
-        if (!batch.isChecksumValid()) {
-            return String.format("CRC-32C mismatch: stored %08x, computed %08x", batch.checksum(),
-                    batch.computeChecksum());
-        }
-        if (batch.baseOffset() != expectedOffset) {
-            return "base offset " + batch.baseOffset() + ", expected " + expectedOffset;
-        }
-        if (batch.lastOffsetDelta() < 0 || batch.lastOffset() - baseOffset > SegmentDescriptor.RELATIVE_OFFSET_MAX) {
-            return "last offset delta " + batch.lastOffsetDelta() + " out of range";
-        }
-        return null;
+        return result;
     }
 
     /** Cuts the log file to {@code validBytes} (after a recovery found a torn tail) and forces it. */
@@ -489,20 +444,5 @@ final class Segment {
     @Override
     public String toString() {
         return "Segment[" + baseOffset + ".." + nextOffset + ", " + sizeBytes + " bytes]";
-    }
-
-    /** The outcome of {@link #recover()}: the valid prefix, and why scanning stopped early (null if it did not). */
-    record ScanResult(int validBytes, long nextOffset, String problem) {
-        static ScanResult valid(int validBytes, long nextOffset) {
-            return new ScanResult(validBytes, nextOffset, null);
-        }
-
-        static ScanResult invalid(int position, long nextOffset, String problem) {
-            return new ScanResult(position, nextOffset, problem);
-        }
-
-        boolean isComplete() {
-            return problem == null;
-        }
     }
 }
