@@ -1,7 +1,6 @@
 package dev.cairn.broker.log;
 
 import static dev.cairn.broker.log.SegmentDescriptor.NO_TIMESTAMP;
-import static dev.cairn.protocol.record.RecordBatchDescriptor.HEADER_BYTES;
 
 import dev.cairn.broker.io.FileHandle;
 import dev.cairn.broker.io.FileIo;
@@ -34,6 +33,9 @@ import java.nio.file.Path;
  *
  * <p>Threads: the {@link Log}'s single writer appends; fetch readers read up to the published
  * {@link #sizeBytes()}, through positional reads that do not disturb the writer.
+ *
+ * <p>Helpers: {@link SegmentScanner} scans the file for recovery, {@link SegmentIndexFiles} writes and loads the
+ * index files, {@link BatchHeader} reads one batch header at a time for seeks and reads.
  */
 final class Segment {
     private final FileIo io;
@@ -42,6 +44,7 @@ final class Segment {
     private final FileHandle log;
     private final int indexIntervalBytes;
     private final int offsetIndexEntriesMax;
+    private final SegmentIndexFiles indexFiles;
     private OffsetIndex offsetIndex;
     private TimeIndex timeIndex;
     /** Bytes of whole batches, published to readers after each append. */
@@ -59,6 +62,7 @@ final class Segment {
         this.log = log;
         this.indexIntervalBytes = config.indexIntervalBytes();
         this.offsetIndexEntriesMax = config.offsetIndexEntriesMax();
+        this.indexFiles = new SegmentIndexFiles(io, directory, baseOffset, log, offsetIndexEntriesMax);
         this.offsetIndex = new OffsetIndex(baseOffset, offsetIndexEntriesMax);
         this.timeIndex = new TimeIndex(baseOffset);
         this.nextOffset = baseOffset;
@@ -176,21 +180,7 @@ final class Segment {
     }
 
     void writeIndexesAndSeal() throws IOException {
-        FileHandle offsetFile = io.open(SegmentDescriptor.offsetIndexFile(directory, baseOffset));
-        FileHandle timeFile = null;
-        try {
-            offsetIndex.writeTo(offsetFile);
-            timeFile = io.open(SegmentDescriptor.timeIndexFile(directory, baseOffset));
-            timeIndex.writeTo(timeFile);
-        } catch (IOException e) {
-            offsetFile.close();
-            if (timeFile != null) {
-                timeFile.close();
-            }
-            throw e;
-        }
-        offsetIndex.seal(offsetFile);
-        timeIndex.seal(timeFile);
+        indexFiles.writeAndSeal(offsetIndex, timeIndex);
     }
 
     /**
@@ -198,69 +188,22 @@ final class Segment {
      * false when an index is missing or fails its sanity check; the caller then recovers the segment.
      */
     boolean loadIndexes(long expectedNextOffset, boolean sealed) throws IOException {
-        Path offsetIndexPath = SegmentDescriptor.offsetIndexFile(directory, baseOffset);
-        Path timeIndexPath = SegmentDescriptor.timeIndexFile(directory, baseOffset);
         long logBytes = log.size();
-        if (!io.exists(offsetIndexPath) || !io.exists(timeIndexPath) || logBytes > SegmentDescriptor.SEGMENT_BYTES_MAX
-                || logBytes < HEADER_BYTES || expectedNextOffset <= baseOffset) {
+        SegmentIndexFiles.Loaded loaded = indexFiles.load(logBytes, expectedNextOffset, sealed);
+        if (loaded == null) {
             return false;
         }
-        OffsetIndex loadedOffsets = null;
-        TimeIndex loadedTimes = null;
-        FileHandle offsetFile = io.open(offsetIndexPath);
-        FileHandle timeFile = io.open(timeIndexPath);
-        boolean usable = false;
-        try {
-            if (sealed) {
-                loadedOffsets = OffsetIndex.openSealed(offsetFile, baseOffset, offsetIndexEntriesMax, logBytes,
-                        expectedNextOffset);
-                loadedTimes = TimeIndex.openSealed(timeFile, baseOffset, expectedNextOffset);
-            } else {
-                loadedOffsets = OffsetIndex.load(offsetFile, baseOffset, offsetIndexEntriesMax, logBytes,
-                        expectedNextOffset);
-                loadedTimes = TimeIndex.load(timeFile, baseOffset, expectedNextOffset);
-            }
-            usable = loadedOffsets != null && loadedTimes != null && loadedTimes.count() > 0
-                    && checkTail(loadedOffsets, logBytes, expectedNextOffset);
-        } finally {
-            if (!usable || !sealed) {
-                offsetFile.close();
-                timeFile.close();
-            }
-        }
-        if (!usable) {
-            return false;
-        }
-        offsetIndex = loadedOffsets;
-        timeIndex = loadedTimes;
+        offsetIndex = loaded.offsetIndex();
+        timeIndex = loaded.timeIndex();
         BatchHeader header = new BatchHeader(log);
         header.read(0, (int) logBytes);
         firstBatchTimestamp = header.maxTimestamp;
-        maxTimestamp = loadedTimes.lastTimestamp();
-        offsetOfMaxTimestamp = loadedTimes.lastOffset();
-        bytesSinceLastIndexEntry = (int) logBytes - loadedOffsets.lastPosition();
+        maxTimestamp = timeIndex.lastTimestamp();
+        offsetOfMaxTimestamp = timeIndex.lastOffset();
+        bytesSinceLastIndexEntry = (int) logBytes - offsetIndex.lastPosition();
         sizeBytes = (int) logBytes;
         nextOffset = expectedNextOffset;
         return true;
-    }
-
-    /** Whether the batches after the last index entry are dense and end exactly at the file end. */
-    private boolean checkTail(OffsetIndex loadedOffsets, long logBytes, long expectedNextOffset) throws IOException {
-        // Walk the batch headers after the last entry: they must be dense, start at the offset the entry
-        // claims, and end exactly at the end of the file with the expected next offset.
-        int last = loadedOffsets.count() - 1;
-        int position = last < 0 ? 0 : loadedOffsets.positionAt(last);
-        long expected = last < 0 ? baseOffset : loadedOffsets.offsetAt(last);
-        BatchHeader header = new BatchHeader(log);
-        while (position < logBytes) {
-            if (!header.tryRead(position, (int) logBytes) || header.baseOffset != expected) {
-                return false;
-            }
-            position += header.sizeBytes;
-            expected = header.lastOffset + 1;
-        }
-        return position == logBytes && expected == expectedNextOffset && header.tryRead(0, (int) logBytes)
-                && header.baseOffset == baseOffset;
     }
 
     /**
