@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The log of one partition: a directory of {@link Segment}s, the last of which (the active segment) takes
@@ -42,29 +41,12 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class Log implements Closeable {
     private static final long UNSET_MS = Long.MIN_VALUE;
 
-    private final FileIo io;
-    private final Path directory;
-    private volatile LogConfig config;
-    private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
-    private final RecoveryCheckpoint checkpoint;
+    private final LogState state;
     private final RecordBatch appendBatch = new RecordBatch();
-    private final RollPlan rollPlan;
-    /** Segments removed by retention or truncation; their files are closed on the next retention pass. */
-    private final List<Segment> retired = new ArrayList<>();
-    private Segment active;
-    private volatile long logStartOffset;
-    private volatile long logEndOffset;
-    private volatile long flushedOffset;
-    private volatile Thread writer;
-    private volatile StorageException failure;
     private long unflushedSinceMs = UNSET_MS;
 
     private Log(FileIo io, Path directory, LogConfig config, RecoveryCheckpoint checkpoint) {
-        this.io = io;
-        this.directory = directory;
-        this.config = config;
-        this.checkpoint = checkpoint;
-        this.rollPlan = new RollPlan(io, directory);
+        this.state = new LogState(io, directory, config, checkpoint);
     }
 
     /**
@@ -103,7 +85,7 @@ public final class Log implements Closeable {
 
     private void load() throws IOException {
         TreeSet<Long> baseOffsets = new TreeSet<>();
-        List<Path> files = io.list(directory);
+        List<Path> files = state.io.list(state.directory);
         for (Path file : files) {
             long base = SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.LOG_SUFFIX);
             if (base >= 0) {
@@ -113,28 +95,28 @@ public final class Log implements Closeable {
         for (Path file : files) {
             if (SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.CLEANED_SUFFIX) >= 0) {
                 // A compaction stopped before its copy replaced the segment: the segment is intact, the copy goes.
-                io.delete(file);
+                state.io.delete(file);
                 continue;
             }
             long base = Math.max(SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX),
                     SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX));
             if (base >= 0 && !baseOffsets.contains(base)) {
-                io.delete(file);
+                state.io.delete(file);
             }
         }
-        RecoveryCheckpoint.State state = checkpoint.read();
-        long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
-        if (state != null && state.restartPending()) {
+        RecoveryCheckpoint.State checkpointState = state.checkpoint.read();
+        long recoveryOffset = checkpointState == null ? RecoveryCheckpoint.UNKNOWN : checkpointState.recoveryOffset();
+        if (checkpointState != null && checkpointState.restartPending()) {
             // A restart (truncateFullyAndStartAt) was interrupted: finish it.
             deleteAllSegmentFiles(files);
             baseOffsets.clear();
         }
         if (baseOffsets.isEmpty()) {
             long start = Math.max(0, recoveryOffset);
-            Segment segment = Segment.open(io, directory, start, config);
+            Segment segment = Segment.open(state.io, state.directory, start, state.config);
             segment.recover();
-            io.fsyncDirectory(directory);
-            segments.put(start, segment);
+            state.io.fsyncDirectory(state.directory);
+            state.segments.put(start, segment);
         }
         try {
             Long previous = null;
@@ -145,21 +127,21 @@ public final class Log implements Closeable {
                 previous = base;
             }
             if (previous != null) {
-                loadActive(previous, state);
+                loadActive(previous, checkpointState);
             }
         } catch (IOException | StorageException e) {
-            for (Segment segment : segments.values()) {
+            for (Segment segment : state.segments.values()) {
                 segment.close();
             }
             throw e;
         }
-        active = segments.lastEntry().getValue();
-        logStartOffset = segments.firstKey();
-        logEndOffset = active.nextOffset();
-        active.flush();
-        checkpoint.write(logEndOffset, false);
-        flushedOffset = logEndOffset;
-        rollPlan.load(logEndOffset);
+        state.active = state.segments.lastEntry().getValue();
+        state.logStartOffset = state.segments.firstKey();
+        state.logEndOffset = state.active.nextOffset();
+        state.active.flush();
+        state.checkpoint.write(state.logEndOffset, false);
+        state.flushedOffset = state.logEndOffset;
+        state.rollPlan.load(state.logEndOffset);
     }
 
     private void deleteAllSegmentFiles(List<Path> files) throws IOException {
@@ -168,15 +150,15 @@ public final class Log implements Closeable {
             if (SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.LOG_SUFFIX) >= 0
                     || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.OFFSET_INDEX_SUFFIX) >= 0
                     || SegmentDescriptor.baseOffsetOf(file, SegmentDescriptor.TIME_INDEX_SUFFIX) >= 0) {
-                io.delete(file);
+                state.io.delete(file);
             }
         }
-        io.fsyncDirectory(directory);
+        state.io.fsyncDirectory(state.directory);
     }
 
     private void loadInactive(long base, long nextBase) throws IOException {
-        Segment segment = Segment.open(io, directory, base, config);
-        segments.put(base, segment);
+        Segment segment = Segment.open(state.io, state.directory, base, state.config);
+        state.segments.put(base, segment);
         if (segment.loadIndexes(nextBase, true)) {
             return;
         }
@@ -192,11 +174,11 @@ public final class Log implements Closeable {
         segment.writeIndexesAndSeal();
     }
 
-    private void loadActive(long base, RecoveryCheckpoint.State state) throws IOException {
-        Segment segment = Segment.open(io, directory, base, config);
-        segments.put(base, segment);
-        long recoveryOffset = state == null ? RecoveryCheckpoint.UNKNOWN : state.recoveryOffset();
-        if (state != null && state.clean() && segment.loadIndexes(recoveryOffset, false)) {
+    private void loadActive(long base, RecoveryCheckpoint.State checkpointState) throws IOException {
+        Segment segment = Segment.open(state.io, state.directory, base, state.config);
+        state.segments.put(base, segment);
+        long recoveryOffset = checkpointState == null ? RecoveryCheckpoint.UNKNOWN : checkpointState.recoveryOffset();
+        if (checkpointState != null && checkpointState.clean() && segment.loadIndexes(recoveryOffset, false)) {
             return;
         }
         ScanResult result = segment.recover();
@@ -244,16 +226,16 @@ public final class Log implements Closeable {
         int start = batch.position();
         ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.HEADER_BYTES);
         header.put(batch.duplicate().limit(start + RecordBatchDescriptor.HEADER_BYTES)).flip();
-        header.putLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET, logEndOffset);
+        header.putLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET, state.logEndOffset);
         header.putInt(RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
         ByteBuffer records = batch.duplicate().position(start + RecordBatchDescriptor.HEADER_BYTES);
-        return append(batch, logEndOffset, header, records);
+        return append(batch, state.logEndOffset, header, records);
     }
 
     /** Appends {@code batch} (validated as is, with base offset {@code baseOffset}) written as head then rest. */
     private long append(ByteBuffer batch, long baseOffset, ByteBuffer head, ByteBuffer rest) {
-        checkWriter();
-        checkHealthy();
+        state.checkWriter();
+        state.checkHealthy();
         RecordBatch record = appendBatch.wrap(batch, batch.position());
         int sizeBytes = record.sizeInBytes();
         long lastOffset = baseOffset + record.lastOffsetDelta();
@@ -261,46 +243,47 @@ public final class Log implements Closeable {
                 batch.remaining(), sizeBytes);
         Invariant.check(record.magic() == RecordBatchDescriptor.MAGIC_V2, "append of batch with magic %d",
                 record.magic());
-        Invariant.check(baseOffset == logEndOffset, "batch base offset %d != log end offset %d", baseOffset,
-                logEndOffset);
+        Invariant.check(baseOffset == state.logEndOffset, "batch base offset %d != log end offset %d", baseOffset,
+                state.logEndOffset);
         Invariant.check(record.lastOffsetDelta() >= 0, "negative last offset delta %d", record.lastOffsetDelta());
         assert record.isChecksumValid() : "append of a batch with a bad CRC at offset " + baseOffset;
-        if (rollPlan.offset() != RollPlan.NONE) {
+        if (state.rollPlan.offset() != RollPlan.NONE) {
             rollAsPlanned(baseOffset);
         } else if (shouldRoll(sizeBytes, lastOffset)) {
             roll();
         }
         try {
-            active.append(head, rest, baseOffset, lastOffset, record.maxTimestamp());
+            state.active.append(head, rest, baseOffset, lastOffset, record.maxTimestamp());
         } catch (IOException e) {
             StorageException error = new StorageException("append of offsets " + baseOffset + ".." + lastOffset
-                    + " to " + active.logPath() + " failed", e);
+                    + " to " + state.active.logPath() + " failed", e);
             if (!isActiveFileConsistent()) {
-                failure = error;
+                state.failure = error;
             }
             throw error;
         }
-        logEndOffset = lastOffset + 1;
-        if (logEndOffset - flushedOffset >= config.flushIntervalMessages()) {
+        state.logEndOffset = lastOffset + 1;
+        if (state.logEndOffset - state.flushedOffset >= state.config.flushIntervalMessages()) {
             flush();
         }
-        return logEndOffset;
+        return state.logEndOffset;
     }
 
     private boolean isActiveFileConsistent() {
         try {
-            return active.logFile().size() == active.sizeBytes();
+            return state.active.logFile().size() == state.active.sizeBytes();
         } catch (IOException e) {
             return false;
         }
     }
 
     private boolean shouldRoll(int sizeBytes, long lastOffset) {
-        if (active.isEmpty()) {
+        if (state.active.isEmpty()) {
             return false;
         }
-        return active.sizeBytes() + (long) sizeBytes > config.segmentBytes() || active.isOffsetIndexFull()
-                || lastOffset - active.baseOffset() > SegmentDescriptor.RELATIVE_OFFSET_MAX;
+        return state.active.sizeBytes() + (long) sizeBytes > state.config.segmentBytes()
+                || state.active.isOffsetIndexFull()
+                || lastOffset - state.active.baseOffset() > SegmentDescriptor.RELATIVE_OFFSET_MAX;
     }
 
     /**
@@ -309,12 +292,12 @@ public final class Log implements Closeable {
      * retention ticks the replicated wall-clock time.
      */
     public boolean maybeRoll(long nowMs) {
-        checkWriter();
-        if (rollPlan.offset() != RollPlan.NONE) {
-            return rollAsPlanned(logEndOffset);
+        state.checkWriter();
+        if (state.rollPlan.offset() != RollPlan.NONE) {
+            return rollAsPlanned(state.logEndOffset);
         }
-        long first = active.firstBatchTimestamp();
-        if (active.isEmpty() || first == NO_TIMESTAMP || nowMs - first <= config.segmentMs()) {
+        long first = state.active.firstBatchTimestamp();
+        if (state.active.isEmpty() || first == NO_TIMESTAMP || nowMs - first <= state.config.segmentMs()) {
             return false;
         }
         return roll();
@@ -325,65 +308,65 @@ public final class Log implements Closeable {
      * log end offset. Does nothing (returns false) when the active segment is empty.
      */
     public boolean roll() {
-        checkWriter();
-        checkHealthy();
-        if (active.isEmpty()) {
+        state.checkWriter();
+        state.checkHealthy();
+        if (state.active.isEmpty()) {
             return false;
         }
-        long base = logEndOffset;
+        long base = state.logEndOffset;
         try {
-            active.flush();
+            state.active.flush();
         } catch (IOException e) {
             // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
-            StorageException error = new StorageException("fsync of " + active.logPath() + " failed", e);
-            failure = error;
+            StorageException error = new StorageException("fsync of " + state.active.logPath() + " failed", e);
+            state.failure = error;
             throw error;
         }
         try {
-            active.onBecomeInactive();
+            state.active.onBecomeInactive();
         } catch (IOException e) {
             // The segment stays active; its half-written index files are ignored and rebuilt on recovery.
-            throw new StorageException("cannot roll " + active.logPath(), e);
+            throw new StorageException("cannot roll " + state.active.logPath(), e);
         }
         Segment next;
         try {
-            next = Segment.open(io, directory, base, config);
+            next = Segment.open(state.io, state.directory, base, state.config);
             next.recover();
             Invariant.check(next.isEmpty(), "new segment %d is not empty", base);
-            io.fsyncDirectory(directory);
+            state.io.fsyncDirectory(state.directory);
         } catch (IOException e) {
             try {
-                io.delete(SegmentDescriptor.logFile(directory, base));
+                state.io.delete(SegmentDescriptor.logFile(state.directory, base));
             } catch (IOException deleteFailure) {
                 e.addSuppressed(deleteFailure);
             }
-            throw new StorageException("cannot create segment " + base + " in " + directory, e);
+            throw new StorageException("cannot create segment " + base + " in " + state.directory, e);
         }
-        segments.put(base, next);
-        active = next;
+        state.segments.put(base, next);
+        state.active = next;
         // The old segment was forced: everything below the new base offset is on disk.
-        flushedOffset = base;
+        state.flushedOffset = base;
         return true;
     }
 
     /** Forces the active segment and records the recovery point; afterwards nothing appended is lost. */
     public void flush() {
-        checkWriter();
-        checkHealthy();
-        long end = logEndOffset;
-        if (flushedOffset == end) {
+        state.checkWriter();
+        state.checkHealthy();
+        long end = state.logEndOffset;
+        if (state.flushedOffset == end) {
             return;
         }
         try {
-            active.flush();
-            checkpoint.write(end, false);
+            state.active.flush();
+            state.checkpoint.write(end, false);
         } catch (IOException e) {
             // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
-            StorageException error = new StorageException("fsync of " + active.logPath() + " failed", e);
-            failure = error;
+            StorageException error = new StorageException("fsync of " + state.active.logPath() + " failed", e);
+            state.failure = error;
             throw error;
         }
-        flushedOffset = end;
+        state.flushedOffset = end;
     }
 
     /**
@@ -391,15 +374,15 @@ public final class Log implements Closeable {
      * that found unflushed data. True if it flushed.
      */
     public boolean maybeFlush(long nowMs) {
-        checkWriter();
-        if (logEndOffset == flushedOffset) {
+        state.checkWriter();
+        if (state.logEndOffset == state.flushedOffset) {
             unflushedSinceMs = UNSET_MS;
             return false;
         }
         if (unflushedSinceMs == UNSET_MS) {
             unflushedSinceMs = nowMs;
         }
-        if (nowMs - unflushedSinceMs < config.flushIntervalMs()) {
+        if (nowMs - unflushedSinceMs < state.config.flushIntervalMs()) {
             return false;
         }
         flush();
@@ -427,41 +410,42 @@ public final class Log implements Closeable {
      * the high watermark may still be truncated by Raft, and are never retention's to delete.
      */
     public int deleteExpired(long nowMs, long upToOffset) {
-        checkWriter();
-        checkHealthy();
-        closeRetired();
+        state.checkWriter();
+        state.checkHealthy();
+        state.closeRetired();
         int deleted = 0;
         try {
-            if (config.retentionMs() != LogConfig.RETENTION_UNLIMITED) {
-                while (segments.size() > 1 && secondSegmentBase() <= upToOffset) {
-                    long newest = segments.firstEntry().getValue().maxTimestamp();
-                    if (newest == NO_TIMESTAMP || nowMs - newest <= config.retentionMs()) {
+            if (state.config.retentionMs() != LogConfig.RETENTION_UNLIMITED) {
+                while (state.segments.size() > 1 && secondSegmentBase() <= upToOffset) {
+                    long newest = state.segments.firstEntry().getValue().maxTimestamp();
+                    if (newest == NO_TIMESTAMP || nowMs - newest <= state.config.retentionMs()) {
                         break;
                     }
                     deleteOldest();
                     deleted++;
                 }
             }
-            if (config.retentionBytes() != LogConfig.RETENTION_UNLIMITED) {
+            if (state.config.retentionBytes() != LogConfig.RETENTION_UNLIMITED) {
                 long total = sizeBytes();
-                while (segments.size() > 1 && secondSegmentBase() <= upToOffset
-                        && total - segments.firstEntry().getValue().sizeBytes() >= config.retentionBytes()) {
+                while (state.segments.size() > 1 && secondSegmentBase() <= upToOffset
+                        && total - state.segments.firstEntry().getValue().sizeBytes()
+                                >= state.config.retentionBytes()) {
                     total -= deleteOldest();
                     deleted++;
                 }
             }
             if (deleted > 0) {
-                io.fsyncDirectory(directory);
+                state.io.fsyncDirectory(state.directory);
             }
         } catch (IOException e) {
-            throw new StorageException("retention in " + directory + " failed", e);
+            throw new StorageException("retention in " + state.directory + " failed", e);
         }
         return deleted;
     }
 
     /** Where the oldest segment ends: the base offset of the one after it (callers check there is one). */
     private long secondSegmentBase() {
-        return segments.higherKey(segments.firstKey());
+        return state.segments.higherKey(state.segments.firstKey());
     }
 
     /**
@@ -474,36 +458,36 @@ public final class Log implements Closeable {
      * (snapshots record it) by the partition, as retention's effect is.
      */
     public int deleteRecordsBefore(long offset) {
-        checkWriter();
-        checkHealthy();
-        Invariant.check(offset <= logEndOffset, "log start %d beyond the log end %d", offset, logEndOffset);
-        if (offset <= logStartOffset) {
+        state.checkWriter();
+        state.checkHealthy();
+        Invariant.check(offset <= state.logEndOffset, "log start %d beyond the log end %d", offset, state.logEndOffset);
+        if (offset <= state.logStartOffset) {
             return 0;
         }
         int deleted = 0;
         try {
-            while (segments.size() > 1 && segments.higherKey(segments.firstKey()) <= offset) {
+            while (state.segments.size() > 1 && state.segments.higherKey(state.segments.firstKey()) <= offset) {
                 deleteOldest();
                 deleted++;
             }
-            logStartOffset = offset;
+            state.logStartOffset = offset;
             if (deleted > 0) {
-                io.fsyncDirectory(directory);
+                state.io.fsyncDirectory(state.directory);
             }
         } catch (IOException e) {
-            throw new StorageException("deleting records below " + offset + " in " + directory + " failed", e);
+            throw new StorageException("deleting records below " + offset + " in " + state.directory + " failed", e);
         }
         return deleted;
     }
 
     private int deleteOldest() throws IOException {
-        Map.Entry<Long, Segment> oldest = segments.firstEntry();
+        Map.Entry<Long, Segment> oldest = state.segments.firstEntry();
         Segment segment = oldest.getValue();
         // Publish the new start first, so a concurrent reader answers out-of-range rather than missing a file. A
         // start moved into the next segment by DeleteRecords stays where it is.
-        logStartOffset = Math.max(logStartOffset, segments.higherKey(oldest.getKey()));
-        segments.remove(oldest.getKey());
-        retired.add(segment);
+        state.logStartOffset = Math.max(state.logStartOffset, state.segments.higherKey(oldest.getKey()));
+        state.segments.remove(oldest.getKey());
+        state.retired.add(segment);
         segment.deleteFiles();
         return segment.sizeBytes();
     }
@@ -529,41 +513,41 @@ public final class Log implements Closeable {
     }
 
     private long truncateTo(long offset, boolean planRoll) {
-        checkWriter();
-        checkHealthy();
-        if (offset >= logEndOffset) {
-            return logEndOffset;
+        state.checkWriter();
+        state.checkHealthy();
+        if (offset >= state.logEndOffset) {
+            return state.logEndOffset;
         }
-        if (offset <= logStartOffset) {
+        if (offset <= state.logStartOffset) {
             truncateFullyAndStartAt(offset);
             return offset;
         }
-        Segment target = segments.floorEntry(offset).getValue();
+        Segment target = state.segments.floorEntry(offset).getValue();
         try {
             // Lower the recovery point first, so a crash midway is never mistaken for lost flushed data.
-            long lowered = Math.min(flushedOffset, target.baseOffset());
-            checkpoint.write(lowered, false);
-            flushedOffset = lowered;
-            Long segmentEnd = segments.higherKey(target.baseOffset());
+            long lowered = Math.min(state.flushedOffset, target.baseOffset());
+            state.checkpoint.write(lowered, false);
+            state.flushedOffset = lowered;
+            Long segmentEnd = state.segments.higherKey(target.baseOffset());
             if (segmentEnd != null && planRoll) {
-                rollPlan.set(segmentEnd);
+                state.rollPlan.set(segmentEnd);
             }
-            while (segments.lastKey() > target.baseOffset()) {
-                Segment newest = segments.pollLastEntry().getValue();
-                retired.add(newest);
+            while (state.segments.lastKey() > target.baseOffset()) {
+                Segment newest = state.segments.pollLastEntry().getValue();
+                state.retired.add(newest);
                 newest.deleteFiles();
             }
-            io.fsyncDirectory(directory);
-            active = target;
+            state.io.fsyncDirectory(state.directory);
+            state.active = target;
             long end = target.truncateTo(offset);
-            logEndOffset = end;
-            checkpoint.write(end, false);
-            flushedOffset = end;
+            state.logEndOffset = end;
+            state.checkpoint.write(end, false);
+            state.flushedOffset = end;
             return end;
         } catch (IOException e) {
-            StorageException error = new StorageException("truncation of " + directory + " to " + offset + " failed",
-                    e);
-            failure = error;
+            StorageException error = new StorageException("truncation of " + state.directory + " to " + offset
+                    + " failed", e);
+            state.failure = error;
             throw error;
         }
     }
@@ -574,32 +558,32 @@ public final class Log implements Closeable {
      * restart; before that, the log is as it was.
      */
     public void truncateFullyAndStartAt(long startOffset) {
-        checkWriter();
-        checkHealthy();
+        state.checkWriter();
+        state.checkHealthy();
         Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
         try {
-            checkpoint.writeRestartPending(startOffset);
-            rollPlan.clear();
-            while (!segments.isEmpty()) {
-                Segment newest = segments.pollLastEntry().getValue();
-                retired.add(newest);
+            state.checkpoint.writeRestartPending(startOffset);
+            state.rollPlan.clear();
+            while (!state.segments.isEmpty()) {
+                Segment newest = state.segments.pollLastEntry().getValue();
+                state.retired.add(newest);
                 newest.deleteFiles();
             }
-            io.fsyncDirectory(directory);
-            Segment fresh = Segment.open(io, directory, startOffset, config);
+            state.io.fsyncDirectory(state.directory);
+            Segment fresh = Segment.open(state.io, state.directory, startOffset, state.config);
             fresh.recover();
             Invariant.check(fresh.isEmpty(), "restarted segment %d is not empty", startOffset);
-            io.fsyncDirectory(directory);
-            checkpoint.write(startOffset, false);
-            segments.put(startOffset, fresh);
-            active = fresh;
-            logStartOffset = startOffset;
-            logEndOffset = startOffset;
-            flushedOffset = startOffset;
+            state.io.fsyncDirectory(state.directory);
+            state.checkpoint.write(startOffset, false);
+            state.segments.put(startOffset, fresh);
+            state.active = fresh;
+            state.logStartOffset = startOffset;
+            state.logEndOffset = startOffset;
+            state.flushedOffset = startOffset;
         } catch (IOException e) {
-            StorageException error = new StorageException("restart of " + directory + " at " + startOffset
+            StorageException error = new StorageException("restart of " + state.directory + " at " + startOffset
                     + " failed", e);
-            failure = error;
+            state.failure = error;
             throw error;
         }
     }
@@ -608,7 +592,7 @@ public final class Log implements Closeable {
 
     /** The file system the log's files live on (compaction writes its copies there). */
     FileIo fileIo() {
-        return io;
+        return state.io;
     }
 
     /** An inactive segment: its base offset, the next segment's base, and its size. */
@@ -618,10 +602,10 @@ public final class Log implements Closeable {
     /** The inactive segments that end at or below {@code offset}, oldest first. Writer thread. */
     List<InactiveSegment> inactiveSegmentsEndingBy(long offset) {
         List<InactiveSegment> result = new ArrayList<>();
-        for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
+        for (Map.Entry<Long, Segment> entry : state.segments.entrySet()) {
             Segment segment = entry.getValue();
-            Long next = segments.higherKey(entry.getKey());
-            if (segment == active || next == null || next > offset) {
+            Long next = state.segments.higherKey(entry.getKey());
+            if (segment == state.active || next == null || next > offset) {
                 break;
             }
             result.add(new InactiveSegment(entry.getKey(), next, segment.sizeBytes()));
@@ -634,7 +618,7 @@ public final class Log implements Closeable {
      * (compaction rewrites whole files). Writer thread.
      */
     ByteBuffer readSegment(long baseOffset, long offset, int maxBytes) {
-        Segment segment = segments.get(baseOffset);
+        Segment segment = state.segments.get(baseOffset);
         Invariant.check(segment != null, "no segment at %d", baseOffset);
         try {
             return segment.read(offset, maxBytes, segment.nextOffset()).readBytes();
@@ -650,18 +634,18 @@ public final class Log implements Closeable {
      * a crash before that is deleted on open. Readers holding the old segment finish on its open files.
      */
     void replaceWithCleaned(long baseOffset, Path cleaned) {
-        checkWriter();
-        checkHealthy();
-        Segment old = segments.get(baseOffset);
-        Long next = segments.higherKey(baseOffset);
-        Invariant.check(old != null && old != active && next != null, "segment %d is not inactive", baseOffset);
+        state.checkWriter();
+        state.checkHealthy();
+        Segment old = state.segments.get(baseOffset);
+        Long next = state.segments.higherKey(baseOffset);
+        Invariant.check(old != null && old != state.active && next != null, "segment %d is not inactive", baseOffset);
         try {
-            io.delete(SegmentDescriptor.offsetIndexFile(directory, baseOffset));
-            io.delete(SegmentDescriptor.timeIndexFile(directory, baseOffset));
-            io.fsyncDirectory(directory);
-            io.atomicMove(cleaned, SegmentDescriptor.logFile(directory, baseOffset));
-            io.fsyncDirectory(directory);
-            Segment fresh = Segment.open(io, directory, baseOffset, config);
+            state.io.delete(SegmentDescriptor.offsetIndexFile(state.directory, baseOffset));
+            state.io.delete(SegmentDescriptor.timeIndexFile(state.directory, baseOffset));
+            state.io.fsyncDirectory(state.directory);
+            state.io.atomicMove(cleaned, SegmentDescriptor.logFile(state.directory, baseOffset));
+            state.io.fsyncDirectory(state.directory);
+            Segment fresh = Segment.open(state.io, state.directory, baseOffset, state.config);
             ScanResult result = fresh.recover();
             if (!result.isComplete() || result.nextOffset() != next) {
                 fresh.close();
@@ -669,12 +653,12 @@ public final class Log implements Closeable {
                         + result.nextOffset() + " (" + result.problem() + "), the next segment starts at " + next);
             }
             fresh.writeIndexesAndSeal();
-            segments.put(baseOffset, fresh);
-            retired.add(old);
+            state.segments.put(baseOffset, fresh);
+            state.retired.add(old);
         } catch (IOException | LogCorruptionException e) {
-            StorageException error = new StorageException("replacing segment " + baseOffset + " of " + directory
+            StorageException error = new StorageException("replacing segment " + baseOffset + " of " + state.directory
                     + " with its compacted copy failed", e);
-            failure = error;
+            state.failure = error;
             throw error;
         }
     }
@@ -684,22 +668,22 @@ public final class Log implements Closeable {
      * planned offset, a roll at it. Returns whether it rolled.
      */
     private boolean rollAsPlanned(long nextBaseOffset) {
-        long planned = rollPlan.offset();
+        long planned = state.rollPlan.offset();
         if (nextBaseOffset < planned) {
             return false;
         }
         boolean rolled = nextBaseOffset == planned && roll();
         try {
-            rollPlan.clear();
+            state.rollPlan.clear();
         } catch (IOException e) {
-            throw new StorageException("cannot drop the roll plan of " + directory, e);
+            throw new StorageException("cannot drop the roll plan of " + state.directory, e);
         }
         return rolled;
     }
 
     /** Makes the calling thread the log's single writer (a deliberate handover). */
     public void claimWriter() {
-        writer = Thread.currentThread();
+        state.writer = Thread.currentThread();
     }
 
     /**
@@ -709,19 +693,19 @@ public final class Log implements Closeable {
      */
     @Override
     public void close() {
-        checkWriter();
+        state.checkWriter();
         IOException error = null;
-        if (failure == null) {
+        if (state.failure == null) {
             try {
-                active.flush();
-                active.onBecomeInactive();
-                checkpoint.write(logEndOffset, true);
+                state.active.flush();
+                state.active.onBecomeInactive();
+                state.checkpoint.write(state.logEndOffset, true);
             } catch (IOException e) {
                 error = e;
             }
         }
-        closeRetired();
-        for (Segment segment : segments.values()) {
+        state.closeRetired();
+        for (Segment segment : state.segments.values()) {
             try {
                 segment.close();
             } catch (IOException e) {
@@ -729,24 +713,13 @@ public final class Log implements Closeable {
             }
         }
         try {
-            checkpoint.close();
+            state.checkpoint.close();
         } catch (IOException e) {
             error = error == null ? e : error;
         }
         if (error != null) {
-            throw new StorageException("close of " + directory + " failed", error);
+            throw new StorageException("close of " + state.directory + " failed", error);
         }
-    }
-
-    private void closeRetired() {
-        for (Segment segment : retired) {
-            try {
-                segment.close();
-            } catch (IOException ignored) {
-                // The files are already unlinked; a failing close leaks nothing that matters.
-            }
-        }
-        retired.clear();
     }
 
     // ---------------------------------------------------------------- readers
@@ -760,8 +733,8 @@ public final class Log implements Closeable {
      * @throws OffsetOutOfRangeException when {@code fetchOffset} is below the log start or above the log end
      */
     public LogSlice read(long fetchOffset, int maxBytes, long upToOffset) {
-        long end = logEndOffset;
-        long start = logStartOffset;
+        long end = state.logEndOffset;
+        long start = state.logStartOffset;
         if (fetchOffset < start || fetchOffset > end) {
             throw new OffsetOutOfRangeException(fetchOffset, start, end);
         }
@@ -769,14 +742,14 @@ public final class Log implements Closeable {
         if (fetchOffset >= limit) {
             return LogSlice.empty(fetchOffset);
         }
-        Map.Entry<Long, Segment> entry = segments.floorEntry(fetchOffset);
+        Map.Entry<Long, Segment> entry = state.segments.floorEntry(fetchOffset);
         if (entry == null) {
-            throw new OffsetOutOfRangeException(fetchOffset, logStartOffset, logEndOffset);
+            throw new OffsetOutOfRangeException(fetchOffset, state.logStartOffset, state.logEndOffset);
         }
         Segment segment = entry.getValue();
         if (fetchOffset >= segment.nextOffset()) {
             // The offset sits exactly at a segment boundary: continue in the next segment.
-            Map.Entry<Long, Segment> next = segments.higherEntry(entry.getKey());
+            Map.Entry<Long, Segment> next = state.segments.higherEntry(entry.getKey());
             if (next == null) {
                 return LogSlice.empty(fetchOffset);
             }
@@ -792,7 +765,7 @@ public final class Log implements Closeable {
     /** The largest record timestamp in the log, or NO_TIMESTAMP (-1) when it holds none. Any thread. */
     public long maxTimestamp() {
         long max = NO_TIMESTAMP;
-        for (Segment segment : segments.values()) {
+        for (Segment segment : state.segments.values()) {
             max = Math.max(max, segment.maxTimestamp());
         }
         return max;
@@ -800,7 +773,7 @@ public final class Log implements Closeable {
 
     /** The offset of the first batch whose max timestamp is at or above {@code timestampMs} (batch granularity). */
     public OptionalLong offsetForTimestamp(long timestampMs) {
-        for (Segment segment : segments.values()) {
+        for (Segment segment : state.segments.values()) {
             if (segment.maxTimestamp() != NO_TIMESTAMP && segment.maxTimestamp() >= timestampMs) {
                 try {
                     long offset = segment.offsetForTimestamp(timestampMs);
@@ -820,10 +793,10 @@ public final class Log implements Closeable {
      * deep check. Throws {@link LogCorruptionException} naming the first damaged file and position.
      */
     public void verify() {
-        checkWriter();
-        for (Segment segment : segments.values()) {
+        state.checkWriter();
+        for (Segment segment : state.segments.values()) {
             try {
-                Segment copy = Segment.open(io, directory, segment.baseOffset(), config);
+                Segment copy = Segment.open(state.io, state.directory, segment.baseOffset(), state.config);
                 ScanResult result;
                 try {
                     result = copy.recover();
@@ -845,22 +818,22 @@ public final class Log implements Closeable {
 
     /** The first offset still in the log (ListOffsets EARLIEST). */
     public long logStartOffset() {
-        return logStartOffset;
+        return state.logStartOffset;
     }
 
     /** One past the last appended offset (ListOffsets LATEST); published after the batch is in the file. */
     public long logEndOffset() {
-        return logEndOffset;
+        return state.logEndOffset;
     }
 
     /** Offsets below this are on disk (fsynced) and survive a crash. */
     public long flushedOffset() {
-        return flushedOffset;
+        return state.flushedOffset;
     }
 
     public long sizeBytes() {
         long total = 0;
-        for (Segment segment : segments.values()) {
+        for (Segment segment : state.segments.values()) {
             total += segment.sizeBytes();
         }
         return total;
@@ -872,7 +845,7 @@ public final class Log implements Closeable {
      */
     /** The newest record timestamp of the segment based at {@code baseOffset}, -1 when it has none or is gone. */
     public long segmentMaxTimestamp(long baseOffset) {
-        Segment segment = segments.get(baseOffset);
+        Segment segment = state.segments.get(baseOffset);
         return segment == null ? NO_TIMESTAMP : segment.maxTimestamp();
     }
 
@@ -885,8 +858,8 @@ public final class Log implements Closeable {
      * wholly above it are left out, the one it falls in is cut there. Writer thread.
      */
     public List<SegmentExtent> segmentExtents(long upToOffset) {
-        List<SegmentExtent> extents = new ArrayList<>(segments.size());
-        for (Segment segment : segments.values()) {
+        List<SegmentExtent> extents = new ArrayList<>(state.segments.size());
+        for (Segment segment : state.segments.values()) {
             if (segment.baseOffset() >= upToOffset && !extents.isEmpty()) {
                 break;
             }
@@ -901,15 +874,15 @@ public final class Log implements Closeable {
 
     /** Segments on disk, the active one included; safe to call from any thread. */
     public int segmentCount() {
-        return segments.size();
+        return state.segments.size();
     }
 
     public List<Long> segmentBaseOffsets() {
-        return new ArrayList<>(segments.keySet());
+        return new ArrayList<>(state.segments.keySet());
     }
 
     public Path directory() {
-        return directory;
+        return state.directory;
     }
 
     /**
@@ -917,40 +890,22 @@ public final class Log implements Closeable {
      * their bounds. Writer only (a replicated Reconfigure applies it at the same log position on every replica).
      */
     public void reconfigure(LogConfig next) {
-        checkWriter();
-        config = next.validate();
+        state.checkWriter();
+        state.config = next.validate();
     }
 
     public LogConfig config() {
-        return config;
+        return state.config;
     }
 
     /** Whether an earlier failure took the log offline (reopen to recover). */
     public boolean isOffline() {
-        return failure != null;
-    }
-
-    private void checkWriter() {
-        Thread current = Thread.currentThread();
-        Thread owner = writer;
-        if (owner == null) {
-            writer = current;
-            return;
-        }
-        Invariant.check(owner == current, "log %s has single writer %s, called from %s", directory, owner.getName(),
-                current.getName());
-    }
-
-    private void checkHealthy() {
-        StorageException cause = failure;
-        if (cause != null) {
-            throw new StorageException("log " + directory + " is offline after an earlier failure", cause);
-        }
+        return state.failure != null;
     }
 
     @Override
     public String toString() {
-        return "Log[" + directory + ", offsets " + logStartOffset + ".." + logEndOffset + ", " + segments.size()
-                + " segments]";
+        return "Log[" + state.directory + ", offsets " + state.logStartOffset + ".." + state.logEndOffset + ", "
+                + state.segments.size() + " segments]";
     }
 }
