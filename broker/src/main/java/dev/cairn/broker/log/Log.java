@@ -41,11 +41,13 @@ public final class Log implements Closeable {
     private static final long UNSET_MS = Long.MIN_VALUE;
 
     private final LogState state;
+    private final LogRetention retention;
     private final RecordBatch appendBatch = new RecordBatch();
     private long unflushedSinceMs = UNSET_MS;
 
     private Log(FileIo io, Path directory, LogConfig config, RecoveryCheckpoint checkpoint) {
         this.state = new LogState(io, directory, config, checkpoint);
+        this.retention = new LogRetention(state);
     }
 
     /**
@@ -297,42 +299,7 @@ public final class Log implements Closeable {
      * the high watermark may still be truncated by Raft, and are never retention's to delete.
      */
     public int deleteExpired(long nowMs, long upToOffset) {
-        state.checkWriter();
-        state.checkHealthy();
-        state.closeRetired();
-        int deleted = 0;
-        try {
-            if (state.config.retentionMs() != LogConfig.RETENTION_UNLIMITED) {
-                while (state.segments.size() > 1 && secondSegmentBase() <= upToOffset) {
-                    long newest = state.segments.firstEntry().getValue().maxTimestamp();
-                    if (newest == NO_TIMESTAMP || nowMs - newest <= state.config.retentionMs()) {
-                        break;
-                    }
-                    deleteOldest();
-                    deleted++;
-                }
-            }
-            if (state.config.retentionBytes() != LogConfig.RETENTION_UNLIMITED) {
-                long total = sizeBytes();
-                while (state.segments.size() > 1 && secondSegmentBase() <= upToOffset
-                        && total - state.segments.firstEntry().getValue().sizeBytes()
-                                >= state.config.retentionBytes()) {
-                    total -= deleteOldest();
-                    deleted++;
-                }
-            }
-            if (deleted > 0) {
-                state.io.fsyncDirectory(state.directory);
-            }
-        } catch (IOException e) {
-            throw new StorageException("retention in " + state.directory + " failed", e);
-        }
-        return deleted;
-    }
-
-    /** Where the oldest segment ends: the base offset of the one after it (callers check there is one). */
-    private long secondSegmentBase() {
-        return state.segments.higherKey(state.segments.firstKey());
+        return retention.deleteExpired(nowMs, upToOffset);
     }
 
     /**
@@ -345,38 +312,7 @@ public final class Log implements Closeable {
      * (snapshots record it) by the partition, as retention's effect is.
      */
     public int deleteRecordsBefore(long offset) {
-        state.checkWriter();
-        state.checkHealthy();
-        Invariant.check(offset <= state.logEndOffset, "log start %d beyond the log end %d", offset, state.logEndOffset);
-        if (offset <= state.logStartOffset) {
-            return 0;
-        }
-        int deleted = 0;
-        try {
-            while (state.segments.size() > 1 && state.segments.higherKey(state.segments.firstKey()) <= offset) {
-                deleteOldest();
-                deleted++;
-            }
-            state.logStartOffset = offset;
-            if (deleted > 0) {
-                state.io.fsyncDirectory(state.directory);
-            }
-        } catch (IOException e) {
-            throw new StorageException("deleting records below " + offset + " in " + state.directory + " failed", e);
-        }
-        return deleted;
-    }
-
-    private int deleteOldest() throws IOException {
-        Map.Entry<Long, Segment> oldest = state.segments.firstEntry();
-        Segment segment = oldest.getValue();
-        // Publish the new start first, so a concurrent reader answers out-of-range rather than missing a file. A
-        // start moved into the next segment by DeleteRecords stays where it is.
-        state.logStartOffset = Math.max(state.logStartOffset, state.segments.higherKey(oldest.getKey()));
-        state.segments.remove(oldest.getKey());
-        state.retired.add(segment);
-        segment.deleteFiles();
-        return segment.sizeBytes();
+        return retention.deleteRecordsBefore(offset);
     }
 
     /**
@@ -719,11 +655,7 @@ public final class Log implements Closeable {
     }
 
     public long sizeBytes() {
-        long total = 0;
-        for (Segment segment : state.segments.values()) {
-            total += segment.sizeBytes();
-        }
-        return total;
+        return state.sizeBytes();
     }
 
     /**

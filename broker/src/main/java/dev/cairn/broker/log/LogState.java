@@ -39,6 +39,15 @@ final class LogState {
         this.rollPlan = new RollPlan(io, directory);
     }
 
+    /** The bytes of all segments (retention's size, {@link Log#sizeBytes()}). */
+    long sizeBytes() {
+        long total = 0;
+        for (Segment segment : segments.values()) {
+            total += segment.sizeBytes();
+        }
+        return total;
+    }
+
     void checkWriter() {
         Thread current = Thread.currentThread();
         Thread owner = writer;
