@@ -42,12 +42,14 @@ public final class Log implements Closeable {
 
     private final LogState state;
     private final LogRetention retention;
+    private final LogTruncation truncation;
     private final RecordBatch appendBatch = new RecordBatch();
     private long unflushedSinceMs = UNSET_MS;
 
     private Log(FileIo io, Path directory, LogConfig config, RecoveryCheckpoint checkpoint) {
         this.state = new LogState(io, directory, config, checkpoint);
         this.retention = new LogRetention(state);
+        this.truncation = new LogTruncation(state);
     }
 
     /**
@@ -323,7 +325,7 @@ public final class Log implements Closeable {
      * ({@link RollPlan}), so the replayed log has the same segments even where compaction shrank that segment.
      */
     public long truncateTo(long offset) {
-        return truncateTo(offset, true);
+        return truncation.truncateTo(offset, true);
     }
 
     /**
@@ -332,47 +334,7 @@ public final class Log implements Closeable {
      * roll plan: what comes next is different batches, not a replay of the same ones.
      */
     public long truncateUncommittedTo(long offset) {
-        return truncateTo(offset, false);
-    }
-
-    private long truncateTo(long offset, boolean planRoll) {
-        state.checkWriter();
-        state.checkHealthy();
-        if (offset >= state.logEndOffset) {
-            return state.logEndOffset;
-        }
-        if (offset <= state.logStartOffset) {
-            truncateFullyAndStartAt(offset);
-            return offset;
-        }
-        Segment target = state.segments.floorEntry(offset).getValue();
-        try {
-            // Lower the recovery point first, so a crash midway is never mistaken for lost flushed data.
-            long lowered = Math.min(state.flushedOffset, target.baseOffset());
-            state.checkpoint.write(lowered, false);
-            state.flushedOffset = lowered;
-            Long segmentEnd = state.segments.higherKey(target.baseOffset());
-            if (segmentEnd != null && planRoll) {
-                state.rollPlan.set(segmentEnd);
-            }
-            while (state.segments.lastKey() > target.baseOffset()) {
-                Segment newest = state.segments.pollLastEntry().getValue();
-                state.retired.add(newest);
-                newest.deleteFiles();
-            }
-            state.io.fsyncDirectory(state.directory);
-            state.active = target;
-            long end = target.truncateTo(offset);
-            state.logEndOffset = end;
-            state.checkpoint.write(end, false);
-            state.flushedOffset = end;
-            return end;
-        } catch (IOException e) {
-            StorageException error = new StorageException("truncation of " + state.directory + " to " + offset
-                    + " failed", e);
-            state.failure = error;
-            throw error;
-        }
+        return truncation.truncateTo(offset, false);
     }
 
     /**
@@ -381,34 +343,7 @@ public final class Log implements Closeable {
      * restart; before that, the log is as it was.
      */
     public void truncateFullyAndStartAt(long startOffset) {
-        state.checkWriter();
-        state.checkHealthy();
-        Invariant.check(startOffset >= 0, "negative start offset %d", startOffset);
-        try {
-            state.checkpoint.writeRestartPending(startOffset);
-            state.rollPlan.clear();
-            while (!state.segments.isEmpty()) {
-                Segment newest = state.segments.pollLastEntry().getValue();
-                state.retired.add(newest);
-                newest.deleteFiles();
-            }
-            state.io.fsyncDirectory(state.directory);
-            Segment fresh = Segment.open(state.io, state.directory, startOffset, state.config);
-            fresh.recover();
-            Invariant.check(fresh.isEmpty(), "restarted segment %d is not empty", startOffset);
-            state.io.fsyncDirectory(state.directory);
-            state.checkpoint.write(startOffset, false);
-            state.segments.put(startOffset, fresh);
-            state.active = fresh;
-            state.logStartOffset = startOffset;
-            state.logEndOffset = startOffset;
-            state.flushedOffset = startOffset;
-        } catch (IOException e) {
-            StorageException error = new StorageException("restart of " + state.directory + " at " + startOffset
-                    + " failed", e);
-            state.failure = error;
-            throw error;
-        }
+        truncation.truncateFullyAndStartAt(startOffset);
     }
 
     // ---------------------------------------------------------------- compaction (LogCleaner)
