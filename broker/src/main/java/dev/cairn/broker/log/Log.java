@@ -43,6 +43,7 @@ public final class Log implements Closeable {
     private final LogState state;
     private final LogRetention retention;
     private final LogTruncation truncation;
+    private final LogReader reader;
     private final RecordBatch appendBatch = new RecordBatch();
     private long unflushedSinceMs = UNSET_MS;
 
@@ -50,6 +51,7 @@ public final class Log implements Closeable {
         this.state = new LogState(io, directory, config, checkpoint);
         this.retention = new LogRetention(state);
         this.truncation = new LogTruncation(state);
+        this.reader = new LogReader(state);
     }
 
     /**
@@ -491,59 +493,17 @@ public final class Log implements Closeable {
      * @throws OffsetOutOfRangeException when {@code fetchOffset} is below the log start or above the log end
      */
     public LogSlice read(long fetchOffset, int maxBytes, long upToOffset) {
-        long end = state.logEndOffset;
-        long start = state.logStartOffset;
-        if (fetchOffset < start || fetchOffset > end) {
-            throw new OffsetOutOfRangeException(fetchOffset, start, end);
-        }
-        long limit = Math.min(upToOffset, end);
-        if (fetchOffset >= limit) {
-            return LogSlice.empty(fetchOffset);
-        }
-        Map.Entry<Long, Segment> entry = state.segments.floorEntry(fetchOffset);
-        if (entry == null) {
-            throw new OffsetOutOfRangeException(fetchOffset, state.logStartOffset, state.logEndOffset);
-        }
-        Segment segment = entry.getValue();
-        if (fetchOffset >= segment.nextOffset()) {
-            // The offset sits exactly at a segment boundary: continue in the next segment.
-            Map.Entry<Long, Segment> next = state.segments.higherEntry(entry.getKey());
-            if (next == null) {
-                return LogSlice.empty(fetchOffset);
-            }
-            segment = next.getValue();
-        }
-        try {
-            return segment.read(fetchOffset, maxBytes, limit);
-        } catch (IOException e) {
-            throw new StorageException("read of offset " + fetchOffset + " from " + segment.logPath() + " failed", e);
-        }
+        return reader.read(fetchOffset, maxBytes, upToOffset);
     }
 
     /** The largest record timestamp in the log, or NO_TIMESTAMP (-1) when it holds none. Any thread. */
     public long maxTimestamp() {
-        long max = NO_TIMESTAMP;
-        for (Segment segment : state.segments.values()) {
-            max = Math.max(max, segment.maxTimestamp());
-        }
-        return max;
+        return reader.maxTimestamp();
     }
 
     /** The offset of the first batch whose max timestamp is at or above {@code timestampMs} (batch granularity). */
     public OptionalLong offsetForTimestamp(long timestampMs) {
-        for (Segment segment : state.segments.values()) {
-            if (segment.maxTimestamp() != NO_TIMESTAMP && segment.maxTimestamp() >= timestampMs) {
-                try {
-                    long offset = segment.offsetForTimestamp(timestampMs);
-                    if (offset >= 0) {
-                        return OptionalLong.of(offset);
-                    }
-                } catch (IOException e) {
-                    throw new StorageException("timestamp lookup in " + segment.logPath() + " failed", e);
-                }
-            }
-        }
-        return OptionalLong.empty();
+        return reader.offsetForTimestamp(timestampMs);
     }
 
     /**
@@ -551,27 +511,7 @@ public final class Log implements Closeable {
      * deep check. Throws {@link LogCorruptionException} naming the first damaged file and position.
      */
     public void verify() {
-        state.checkWriter();
-        for (Segment segment : state.segments.values()) {
-            try {
-                Segment copy = Segment.open(state.io, state.directory, segment.baseOffset(), state.config);
-                ScanResult result;
-                try {
-                    result = copy.recover();
-                } finally {
-                    copy.close();
-                }
-                if (!result.isComplete()) {
-                    throw new LogCorruptionException(segment.logPath(), result.validBytes(), result.problem());
-                }
-                if (result.validBytes() != segment.sizeBytes()) {
-                    throw new LogCorruptionException(segment.logPath(), result.validBytes(),
-                            "scan found " + result.validBytes() + " bytes, log holds " + segment.sizeBytes());
-                }
-            } catch (IOException e) {
-                throw new StorageException("verification of " + segment.logPath() + " failed", e);
-            }
-        }
+        reader.verify();
     }
 
     /** The first offset still in the log (ListOffsets EARLIEST). */
@@ -612,18 +552,7 @@ public final class Log implements Closeable {
      * wholly above it are left out, the one it falls in is cut there. Writer thread.
      */
     public List<SegmentExtent> segmentExtents(long upToOffset) {
-        List<SegmentExtent> extents = new ArrayList<>(state.segments.size());
-        for (Segment segment : state.segments.values()) {
-            if (segment.baseOffset() >= upToOffset && !extents.isEmpty()) {
-                break;
-            }
-            try {
-                extents.add(new SegmentExtent(segment.baseOffset(), segment.positionOf(upToOffset)));
-            } catch (IOException e) {
-                throw new StorageException("finding offset " + upToOffset + " in " + segment.logPath() + " failed", e);
-            }
-        }
-        return extents;
+        return reader.segmentExtents(upToOffset);
     }
 
     /** Segments on disk, the active one included; safe to call from any thread. */
