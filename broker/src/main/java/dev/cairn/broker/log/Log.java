@@ -44,6 +44,7 @@ public final class Log implements Closeable {
     private final LogRetention retention;
     private final LogTruncation truncation;
     private final LogReader reader;
+    private final SegmentRoller roller;
     private final RecordBatch appendBatch = new RecordBatch();
     private long unflushedSinceMs = UNSET_MS;
 
@@ -52,6 +53,7 @@ public final class Log implements Closeable {
         this.retention = new LogRetention(state);
         this.truncation = new LogTruncation(state);
         this.reader = new LogReader(state);
+        this.roller = new SegmentRoller(state);
     }
 
     /**
@@ -141,9 +143,9 @@ public final class Log implements Closeable {
         Invariant.check(record.lastOffsetDelta() >= 0, "negative last offset delta %d", record.lastOffsetDelta());
         assert record.isChecksumValid() : "append of a batch with a bad CRC at offset " + baseOffset;
         if (state.rollPlan.offset() != RollPlan.NONE) {
-            rollAsPlanned(baseOffset);
-        } else if (shouldRoll(sizeBytes, lastOffset)) {
-            roll();
+            roller.rollAsPlanned(baseOffset);
+        } else if (roller.shouldRoll(sizeBytes, lastOffset)) {
+            roller.roll();
         }
         try {
             state.active.append(head, rest, baseOffset, lastOffset, record.maxTimestamp());
@@ -170,30 +172,13 @@ public final class Log implements Closeable {
         }
     }
 
-    private boolean shouldRoll(int sizeBytes, long lastOffset) {
-        if (state.active.isEmpty()) {
-            return false;
-        }
-        return state.active.sizeBytes() + (long) sizeBytes > state.config.segmentBytes()
-                || state.active.isOffsetIndexFull()
-                || lastOffset - state.active.baseOffset() > SegmentDescriptor.RELATIVE_OFFSET_MAX;
-    }
-
     /**
      * Rolls when {@code nowMs} lies more than {@code segment.ms} after the active segment's first batch
      * timestamp; true if it rolled. Appends pass the incoming batch's timestamp (as Kafka compares them),
      * retention ticks the replicated wall-clock time.
      */
     public boolean maybeRoll(long nowMs) {
-        state.checkWriter();
-        if (state.rollPlan.offset() != RollPlan.NONE) {
-            return rollAsPlanned(state.logEndOffset);
-        }
-        long first = state.active.firstBatchTimestamp();
-        if (state.active.isEmpty() || first == NO_TIMESTAMP || nowMs - first <= state.config.segmentMs()) {
-            return false;
-        }
-        return roll();
+        return roller.maybeRoll(nowMs);
     }
 
     /**
@@ -201,45 +186,7 @@ public final class Log implements Closeable {
      * log end offset. Does nothing (returns false) when the active segment is empty.
      */
     public boolean roll() {
-        state.checkWriter();
-        state.checkHealthy();
-        if (state.active.isEmpty()) {
-            return false;
-        }
-        long base = state.logEndOffset;
-        try {
-            state.active.flush();
-        } catch (IOException e) {
-            // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
-            StorageException error = new StorageException("fsync of " + state.active.logPath() + " failed", e);
-            state.failure = error;
-            throw error;
-        }
-        try {
-            state.active.onBecomeInactive();
-        } catch (IOException e) {
-            // The segment stays active; its half-written index files are ignored and rebuilt on recovery.
-            throw new StorageException("cannot roll " + state.active.logPath(), e);
-        }
-        Segment next;
-        try {
-            next = Segment.open(state.io, state.directory, base, state.config);
-            next.recover();
-            Invariant.check(next.isEmpty(), "new segment %d is not empty", base);
-            state.io.fsyncDirectory(state.directory);
-        } catch (IOException e) {
-            try {
-                state.io.delete(SegmentDescriptor.logFile(state.directory, base));
-            } catch (IOException deleteFailure) {
-                e.addSuppressed(deleteFailure);
-            }
-            throw new StorageException("cannot create segment " + base + " in " + state.directory, e);
-        }
-        state.segments.put(base, next);
-        state.active = next;
-        // The old segment was forced: everything below the new base offset is on disk.
-        state.flushedOffset = base;
-        return true;
+        return roller.roll();
     }
 
     /** Forces the active segment and records the recovery point; afterwards nothing appended is lost. */
@@ -421,24 +368,6 @@ public final class Log implements Closeable {
             state.failure = error;
             throw error;
         }
-    }
-
-    /**
-     * After a truncation, the active segment ends where it ended before (see {@link RollPlan}): no roll before the
-     * planned offset, a roll at it. Returns whether it rolled.
-     */
-    private boolean rollAsPlanned(long nextBaseOffset) {
-        long planned = state.rollPlan.offset();
-        if (nextBaseOffset < planned) {
-            return false;
-        }
-        boolean rolled = nextBaseOffset == planned && roll();
-        try {
-            state.rollPlan.clear();
-        } catch (IOException e) {
-            throw new StorageException("cannot drop the roll plan of " + state.directory, e);
-        }
-        return rolled;
     }
 
     /** Makes the calling thread the log's single writer (a deliberate handover). */
