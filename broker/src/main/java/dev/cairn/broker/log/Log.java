@@ -38,15 +38,13 @@ import java.util.OptionalLong;
  * <p>Everything here is derived state that could be rebuilt by replaying the Raft log from a snapshot.
  */
 public final class Log implements Closeable {
-    private static final long UNSET_MS = Long.MIN_VALUE;
-
     private final LogState state;
     private final LogRetention retention;
     private final LogTruncation truncation;
     private final LogReader reader;
     private final SegmentRoller roller;
+    private final LogFlusher flusher;
     private final RecordBatch appendBatch = new RecordBatch();
-    private long unflushedSinceMs = UNSET_MS;
 
     private Log(FileIo io, Path directory, LogConfig config, RecoveryCheckpoint checkpoint) {
         this.state = new LogState(io, directory, config, checkpoint);
@@ -54,6 +52,7 @@ public final class Log implements Closeable {
         this.truncation = new LogTruncation(state);
         this.reader = new LogReader(state);
         this.roller = new SegmentRoller(state);
+        this.flusher = new LogFlusher(state);
     }
 
     /**
@@ -159,7 +158,7 @@ public final class Log implements Closeable {
         }
         state.logEndOffset = lastOffset + 1;
         if (state.logEndOffset - state.flushedOffset >= state.config.flushIntervalMessages()) {
-            flush();
+            flusher.flush();
         }
         return state.logEndOffset;
     }
@@ -191,22 +190,7 @@ public final class Log implements Closeable {
 
     /** Forces the active segment and records the recovery point; afterwards nothing appended is lost. */
     public void flush() {
-        state.checkWriter();
-        state.checkHealthy();
-        long end = state.logEndOffset;
-        if (state.flushedOffset == end) {
-            return;
-        }
-        try {
-            state.active.flush();
-            state.checkpoint.write(end, false);
-        } catch (IOException e) {
-            // After a failed fsync the page cache state is unknown (fsyncgate): stop until reopened.
-            StorageException error = new StorageException("fsync of " + state.active.logPath() + " failed", e);
-            state.failure = error;
-            throw error;
-        }
-        state.flushedOffset = end;
+        flusher.flush();
     }
 
     /**
@@ -214,20 +198,7 @@ public final class Log implements Closeable {
      * that found unflushed data. True if it flushed.
      */
     public boolean maybeFlush(long nowMs) {
-        state.checkWriter();
-        if (state.logEndOffset == state.flushedOffset) {
-            unflushedSinceMs = UNSET_MS;
-            return false;
-        }
-        if (unflushedSinceMs == UNSET_MS) {
-            unflushedSinceMs = nowMs;
-        }
-        if (nowMs - unflushedSinceMs < state.config.flushIntervalMs()) {
-            return false;
-        }
-        flush();
-        unflushedSinceMs = UNSET_MS;
-        return true;
+        return flusher.maybeFlush(nowMs);
     }
 
     /** The periodic duties of the writer: roll by age and flush by time. */
