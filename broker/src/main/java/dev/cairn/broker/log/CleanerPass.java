@@ -1,5 +1,6 @@
 package dev.cairn.broker.log;
 
+import dev.cairn.broker.log.CleanableSegments.InactiveSegment;
 import dev.cairn.protocol.record.BatchFilter;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordCursor;
@@ -64,7 +65,7 @@ final class CleanerPass implements BatchFilter.RecordPredicate {
     }
 
     /** The next segment to rewrite; {@code compactRecords}: whether its dirty keys were mapped. */
-    void onSegment(Log.InactiveSegment segment, boolean compactRecords) {
+    void onSegment(InactiveSegment segment, boolean compactRecords) {
         this.compactRecords = compactRecords;
         transactions.onSegment(segment.baseOffset(), segment.endOffset());
     }

@@ -3,6 +3,7 @@ package dev.cairn.broker.log;
 import dev.cairn.broker.io.FileHandle;
 import dev.cairn.broker.io.FileIo;
 import dev.cairn.broker.io.StorageException;
+import dev.cairn.broker.log.CleanableSegments.InactiveSegment;
 import dev.cairn.protocol.record.BatchFilter;
 import dev.cairn.protocol.record.RecordBatch;
 import dev.cairn.protocol.record.RecordCursor;
@@ -89,12 +90,12 @@ public final class LogCleaner {
      */
     public Outcome clean(Log log, long dirtyFromOffset, long upToOffset, long nowMs, long deleteRetentionMs,
             AbortedTransactions aborted) {
-        List<Log.InactiveSegment> candidates = log.inactiveSegmentsEndingBy(upToOffset);
+        List<InactiveSegment> candidates = log.cleanableSegments().inactiveSegmentsEndingBy(upToOffset);
         KeyOffsetMap map = new KeyOffsetMap(keysMax);
         CleanedTransactions mapped = new CleanedTransactions(aborted);
         int cleanable = 0;
         boolean full = false;
-        for (Log.InactiveSegment segment : candidates) {
+        for (InactiveSegment segment : candidates) {
             if (segment.endOffset() > dirtyFromOffset && !mapKeys(log, segment, dirtyFromOffset, map, mapped)) {
                 full = true;
                 break;
@@ -107,7 +108,7 @@ public final class LogCleaner {
         long bytesAfter = 0;
         int rewritten = 0;
         for (int i = 0; i < candidates.size(); i++) {
-            Log.InactiveSegment segment = candidates.get(i);
+            InactiveSegment segment = candidates.get(i);
             pass.onSegment(segment, i < cleanable);
             bytesBefore += segment.sizeBytes();
             long after = rewrite(log, segment, pass);
@@ -126,7 +127,7 @@ public final class LogCleaner {
     }
 
     /** Adds the keys of the segment's records from {@code fromOffset}; false when the map filled up. */
-    private boolean mapKeys(Log log, Log.InactiveSegment segment, long fromOffset, KeyOffsetMap map,
+    private boolean mapKeys(Log log, InactiveSegment segment, long fromOffset, KeyOffsetMap map,
             CleanedTransactions transactions) {
         transactions.onSegment(segment.baseOffset(), segment.endOffset());
         try {
@@ -163,8 +164,8 @@ public final class LogCleaner {
      * Writes the segment's compacted copy and puts it in place; returns its size, or -1 when nothing would change
      * (the copy is dropped and the segment stays as it is).
      */
-    private long rewrite(Log log, Log.InactiveSegment segment, CleanerPass pass) {
-        FileIo io = log.fileIo();
+    private long rewrite(Log log, InactiveSegment segment, CleanerPass pass) {
+        FileIo io = log.cleanableSegments().fileIo();
         Path cleaned = SegmentDescriptor.cleanedFile(log.directory(), segment.baseOffset());
         boolean[] changed = {false};
         long[] written = {0};
@@ -200,15 +201,15 @@ public final class LogCleaner {
             throw new StorageException("compaction of segment " + segment.baseOffset() + " in " + log.directory()
                     + " failed", e);
         }
-        log.replaceWithCleaned(segment.baseOffset(), cleaned);
+        log.cleanableSegments().replaceWithCleaned(segment.baseOffset(), cleaned);
         return written[0];
     }
 
     /** Reads a segment's batches in order, {@link #IO_BYTES} at a time; stops when the visitor returns false. */
-    private boolean forEachBatch(Log log, Log.InactiveSegment segment, BatchVisitor visitor) throws IOException {
+    private boolean forEachBatch(Log log, InactiveSegment segment, BatchVisitor visitor) throws IOException {
         long offset = segment.baseOffset();
         while (offset < segment.endOffset()) {
-            ByteBuffer chunk = log.readSegment(segment.baseOffset(), offset, IO_BYTES);
+            ByteBuffer chunk = log.cleanableSegments().readSegment(segment.baseOffset(), offset, IO_BYTES);
             int position = chunk.position();
             while (position < chunk.limit()) {
                 batch.wrap(chunk, position);
