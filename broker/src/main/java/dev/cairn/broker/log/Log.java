@@ -31,6 +31,11 @@ import java.util.OptionalLong;
  * returns. When the log cannot restore its own consistency (the cut-back after a failed write failed, or an
  * fsync failed) it goes offline: every later mutation throws until the log is reopened, which recovers it.
  *
+ * <p><b>Parts.</b> This class holds the log's contract; the work is done by classes that share one
+ * {@link LogState}: {@link LogLoader} opens and recovers the segments, {@link LogAppender}, {@link SegmentRoller}
+ * and {@link LogFlusher} write at the end, {@link LogRetention} and {@link LogTruncation} cut the start and the end,
+ * {@link LogReader} reads, and {@link CleanableSegments} is what compaction sees.
+ *
  * <p>Everything here is derived state that could be rebuilt by replaying the Raft log from a snapshot.
  */
 public final class Log implements Closeable {
