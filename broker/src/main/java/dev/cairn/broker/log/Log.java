@@ -315,16 +315,16 @@ public final class Log implements Closeable {
         return state.sizeBytes();
     }
 
-    /**
-     * Every segment's base offset and size, oldest first. Taken on the writer thread it is consistent with
-     * {@link #logEndOffset()}; the sizes cover whole batches only.
-     */
     /** The newest record timestamp of the segment based at {@code baseOffset}, -1 when it has none or is gone. */
     public long segmentMaxTimestamp(long baseOffset) {
         Segment segment = state.segments.get(baseOffset);
         return segment == null ? NO_TIMESTAMP : segment.maxTimestamp();
     }
 
+    /**
+     * Every segment's base offset and size, oldest first. Taken on the writer thread it is consistent with
+     * {@link #logEndOffset()}; the sizes cover whole batches only.
+     */
     public List<SegmentExtent> segmentExtents() {
         return segmentExtents(Long.MAX_VALUE);
     }
