@@ -7,7 +7,9 @@
 #   2. after SETTLE_SECONDS, over IDLE_SECONDS of idleness, per broker: CPU (utime + stime from /proc), threads,
 #      resident memory, the JVM's "Other" native memory (direct buffers; Native Memory Tracking);
 #   3. produce RECORDS 1 KiB records with Kafka's Java producer at default settings (idempotent, acks=all, round-robin
-#      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back) into the first topic
+#      over the partitions; bench/kafka-compare/ClientBench.java, which then reads them back; or with TOOL=perf
+#      Kafka's own ProducerPerformance, its producer at its defaults, whose partitioner fills one partition's batch
+#      at a time, produce only) into the first topic
 #      (1,000 partitions, or fewer when the count is smaller; at 3,000 the other 2,000 stay idle), then into a
 #      separate 8-partition topic on the same cluster before and after it, so the rates can be compared. All after
 #      WARMUP_RECORDS into a third 8-partition topic and RECORDS into the first topic, not counted in the ratio: the
@@ -48,6 +50,8 @@ mkdir -p "$out"
 . "$here/bench/lib.sh"
 fetch_kafka
 "$here/cairn" version >/dev/null   # builds the broker jar when needed
+tool="${TOOL:-clientbench}"
+[ "$tool" = perf ] && fetch_kafka_tools
 jvm=(-Xmx1g -XX:NativeMemoryTracking=summary -XX:+ExitOnOutOfMemoryError)
 libs="$work/kafka-libs/*"
 
@@ -123,6 +127,13 @@ max() {   # the largest number among the words read ("dead" and empty ones skipp
 mean() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { s += $i; n++ } } END { if (n) printf "%.1f", s/n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b + 0 > 0) printf "%.2f", a / b }'; }
 produce() {   # topic partitions -> MB/s (ClientBench's 5th column), or "failed"; its CSV line goes to client.log
+  if [ "$tool" = perf ]; then   # its last line: "N records sent, R records/sec (M MB/sec), ..."
+    java -cp "$libs:$work/kafka-tools/*" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$bootstrap" \
+      --topic "$1" --num-records "$records" --record-size 1024 --throughput -1 2>>"$dir/client.log" | tail -1 \
+      | tee -a "$dir/client.log" | awk -F'[ (,]+' '{ for (i = 2; i <= NF; i++) if ($i == "MB/sec)") print $(i - 1) }' \
+      | grep . || echo failed
+    return
+  fi
   java -cp "$libs" "$here/bench/kafka-compare/ClientBench.java" "$target" "$bootstrap" "$1" "$records" 1024 "$2" \
     2>>"$dir/client.log" | tail -1 | tee -a "$dir/client.log" | cut -d, -f5 | grep . || echo failed
 }
@@ -198,7 +209,7 @@ printf '%s\n' "${rows[@]}"
 echo
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB;" \
   "load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "settings: 3 brokers, RF 3, -Xmx1g each; idle window $idle s after $settle s settling; $records records of" \
+echo "settings: 3 brokers, RF 3, -Xmx1g each; producer: $tool; idle window $idle s after $settle s settling; $records records of" \
   "1 KiB per produce run, after $warmup_records (8 partitions) and a first run over the topic to warm up;" \
   "failover at $failover_at partitions:" \
   "kill -9 of broker $failover_victim" \
