@@ -22,7 +22,10 @@ final class LogState {
     final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
     final RecoveryCheckpoint checkpoint;
     final RollPlan rollPlan;
-    /** Segments removed by retention or truncation; their files are closed on the next retention pass. */
+    /**
+     * Segments removed by retention, truncation or compaction (replaced by a cleaned copy); their files are closed on
+     * the next retention pass.
+     */
     final List<Segment> retired = new ArrayList<>();
     Segment active;
     volatile long logStartOffset;

@@ -45,8 +45,12 @@ final class Segment {
     private final int indexIntervalBytes;
     private final int offsetIndexEntriesMax;
     private final SegmentIndexFiles indexFiles;
-    private OffsetIndex offsetIndex;
-    private TimeIndex timeIndex;
+    /**
+     * Replaced when the indexes are loaded or rebuilt (a sealed segment truncated becomes active again) while readers
+     * look up positions on other threads: volatile, and each lookup reads it once.
+     */
+    private volatile OffsetIndex offsetIndex;
+    private volatile TimeIndex timeIndex;
     /** Bytes of whole batches, published to readers after each append. */
     private volatile int sizeBytes;
     private volatile long nextOffset;
@@ -295,9 +299,10 @@ final class Segment {
      * from the nearest index entry; {@code limit} bounds the bytes looked at. Leaves that batch in {@code header}.
      */
     private int seek(BatchHeader header, long offset, int limit) throws IOException {
-        int entry = offsetIndex.floorEntryByOffset(offset);
-        int position = entry < 0 ? 0 : offsetIndex.positionAt(entry);
-        long expected = entry < 0 ? baseOffset : offsetIndex.offsetAt(entry);
+        OffsetIndex index = offsetIndex;
+        int entry = index.floorEntryByOffset(offset);
+        int position = entry < 0 ? 0 : index.positionAt(entry);
+        long expected = entry < 0 ? baseOffset : index.offsetAt(entry);
         while (position < limit) {
             header.read(position, limit);
             if (header.baseOffset != expected) {
@@ -330,12 +335,11 @@ final class Segment {
         long target = Math.min((long) limit, (long) start + Math.max(maxBytes, 0));
         if (end < target) {
             // Jump over whole index intervals that are known to fit, then walk the last interval's headers.
-            int byPosition = offsetIndex.floorEntryByPosition(target);
-            int byOffset = offsetIndex.floorEntryByOffset(upToOffset);
-            int entry = Math.min(byPosition, byOffset);
-            if (entry >= 0 && offsetIndex.positionAt(entry) > end) {
-                end = offsetIndex.positionAt(entry);
-                next = offsetIndex.offsetAt(entry);
+            OffsetIndex index = offsetIndex;
+            int entry = Math.min(index.floorEntryByPosition(target), index.floorEntryByOffset(upToOffset));
+            if (entry >= 0 && index.positionAt(entry) > end) {
+                end = index.positionAt(entry);
+                next = index.offsetAt(entry);
             }
             while (end < target) {
                 header.read(end, limit);
